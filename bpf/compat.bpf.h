@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-3-Clause) */
+/*
+ * Every kernel-layout difference the BPF side handles, in one place. Call sites use the
+ * accessors below and never touch a versioned field directly.
+ *
+ * "direct" accessors: on 6.0+ the request tracepoints pass a BTF-typed struct io_kiocb *
+ * and plain (CO-RE relocated) loads are allowed. Before 6.0 every pointer argument is a
+ * void *, which tp_btf treats as a scalar, so the same fields are read with
+ * bpf_probe_read_kernel (BPF_CORE_READ). Handlers pass a compile-time constant and the
+ * unused branch is removed by the compiler before the verifier sees it.
+ */
+#ifndef URINGSCOPE_COMPAT_BPF_H
+#define URINGSCOPE_COMPAT_BPF_H
+
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+
+/*
+ * The bits of tracepoint argument i as a number. A BTF-typed pointer argument (6.0+
+ * io_kiocb) may be dereferenced, compared and used as a map key, but the verifier
+ * forbids arithmetic on it, and hashing is arithmetic; copying the raw argument out
+ * of the context yields a plain scalar.
+ */
+static __always_inline __u64 tp_arg_bits(unsigned long long *ctx, int i)
+{
+	__u64 v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v), &ctx[i]);
+	return v;
+}
+
+/*
+ * 5.19 "io_uring: add a struct io_cqe to io_kiocb" moved user_data (and res) into
+ * req->cqe; 5.15-5.18 have it at the top level.
+ */
+struct io_kiocb___pre519 {
+	__u64 user_data;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u64 req_user_data(struct io_kiocb *req, bool direct)
+{
+	if (bpf_core_field_exists(req->cqe)) {
+		if (direct)
+			return req->cqe.user_data;
+		return BPF_CORE_READ(req, cqe.user_data);
+	}
+	return BPF_CORE_READ((struct io_kiocb___pre519 *)req, user_data);
+}
+
+static __always_inline __u8 req_opcode(struct io_kiocb *req, bool direct)
+{
+	if (direct)
+		return req->opcode;
+	return BPF_CORE_READ(req, opcode);
+}
+
+static __always_inline struct io_ring_ctx *req_ctx(struct io_kiocb *req, bool direct)
+{
+	if (direct)
+		return req->ctx;
+	return BPF_CORE_READ(req, ctx);
+}
+
+/*
+ * req->flags is unsigned int up to 6.8 and io_req_flags_t (u64) from 6.9 ("io_uring:
+ * expand main struct io_kiocb flags to 64-bits"); bits above 31 are in use on 6.18, so
+ * let the relocation pick the width and never truncate to 32 bits.
+ */
+static __always_inline __u64 req_flags(struct io_kiocb *req, bool direct)
+{
+	if (direct)
+		return BPF_CORE_READ_BITFIELD(req, flags);
+	return BPF_CORE_READ_BITFIELD_PROBED(req, flags);
+}
+
+/* Ring geometry; stable field names in 5.15-6.18, positions move. */
+struct us_ctx_geometry {
+	__u32 sq_entries;
+	__u32 cq_entries;
+	__u32 flags;
+};
+
+static __always_inline void ctx_geometry(struct io_ring_ctx *ctx, struct us_ctx_geometry *g)
+{
+	g->sq_entries = BPF_CORE_READ(ctx, sq_entries);
+	g->cq_entries = BPF_CORE_READ(ctx, cq_entries);
+	g->flags = BPF_CORE_READ(ctx, flags);
+}
+
+/*
+ * The io_uring file behind an io_uring_enter() fd argument. With
+ * IORING_ENTER_REGISTERED_RING (5.18, "io_uring: add support for registering ring file
+ * descriptors") the argument indexes current->io_uring->registered_rings[] instead of
+ * the fd table.
+ */
+static __always_inline struct file *enter_fd_file(__u32 fd, bool registered)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct file *file = NULL;
+
+	if (registered) {
+		struct io_uring_task *tctx = BPF_CORE_READ(task, io_uring);
+
+		if (!tctx || !bpf_core_field_exists(tctx->registered_rings))
+			return NULL;
+		if (fd >= bpf_core_field_size(tctx->registered_rings) / sizeof(struct file *))
+			return NULL;
+		bpf_probe_read_kernel(&file, sizeof(file), &tctx->registered_rings[fd]);
+		return file;
+	}
+
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file **fds;
+
+	if (!fdt || fd >= BPF_CORE_READ(fdt, max_fds))
+		return NULL;
+	fds = BPF_CORE_READ(fdt, fd);
+	bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]);
+	return file;
+}
+
+/* Name of the thread group leader: io-wq and SQPOLL threads report as their owner. */
+static __always_inline void current_leader_comm(char *comm, __u32 size)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct task_struct *leader = BPF_CORE_READ(task, group_leader);
+
+	bpf_core_read_str(comm, size, &leader->comm);
+}
+
+#endif /* URINGSCOPE_COMPAT_BPF_H */

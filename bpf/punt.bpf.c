@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-3-Clause)
+/*
+ * Punts to io-wq: io_uring_queue_async_work fires in io_queue_iowq() just before the
+ * request is handed to a worker, in the context of whoever punts it.
+ *
+ *   usc_punt      (req, int rw)                                            6.0+
+ *   usc_punt_518  (ctx, req, user_data, opcode, flags, work, int rw)      5.18-5.19
+ *   usc_punt_515  (ctx, int rw, req, work, flags)                          5.15-5.17
+ *
+ * rw is io_wq_is_hashed(): 1 when the work is serialized per inode (buffered writes).
+ */
+#include "state.bpf.h"
+#include <bpf/bpf_tracing.h>
+
+static __always_inline void on_punt(struct io_kiocb *req, __u64 req_addr, int hashed, bool direct)
+{
+	struct us_inflight *w = inflight_find(req_addr);
+	struct us_opstat *os;
+	__u32 ring;
+
+	if (w) {
+		w->state |= US_IF_PUNTED;
+		os = opstat_row(w->opstat);
+	} else {
+		ring = ring_lookup((__u64)req_ctx(req, direct));
+		if (ring == US_NO_RING)
+			return;
+		os = opstat_row(opstat_for(ring, req_opcode(req, direct)));
+	}
+	if (os)
+		opstat_count(os, US_OC_PUNTED);
+}
+
+SEC("tp_btf/io_uring_queue_async_work")
+int BPF_PROG(usc_punt, struct io_kiocb *req, int rw)
+{
+	on_punt(req, tp_arg_bits(ctx, 0), rw, true);
+	return 0;
+}
+
+SEC("tp_btf/io_uring_queue_async_work")
+int BPF_PROG(usc_punt_518, void *ring_ctx, void *req, __u64 user_data, __u8 opcode,
+	     unsigned int flags, void *work, int rw)
+{
+	on_punt(req, (__u64)req, rw, false);
+	return 0;
+}
+
+SEC("tp_btf/io_uring_queue_async_work")
+int BPF_PROG(usc_punt_515, void *ring_ctx, int rw, void *req)
+{
+	on_punt(req, (__u64)req, rw, false);
+	return 0;
+}

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-3-Clause)
+/*
+ * Rings: where each io_ring_ctx gets its row (created in the window, found in a target's
+ * fd table at attach, or adopted at its first submit), and the io_uring_enter() calls
+ * that drive it.
+ */
+#include "state.bpf.h"
+#include <bpf/bpf_tracing.h>
+
+/* Same prototype in 5.15-6.18: (int fd, void *ctx, u32 sq_entries, u32 cq_entries, u32 flags). */
+SEC("tp_btf/io_uring_create")
+int BPF_PROG(usc_create, int fd, void *ring_ctx, __u32 sq_entries, __u32 cq_entries, __u32 flags)
+{
+	struct us_ring_seed seed = {};
+
+	if (!current_is_target())
+		return 0;
+	seed.ctx = (__u64)ring_ctx;
+	seed.tgid = bpf_get_current_pid_tgid() >> 32;
+	/* With IORING_SETUP_REGISTERED_FD_ONLY (6.5) "fd" is a registered-ring index. */
+	seed.fd = (flags & US_SETUP_REGISTERED_FD_ONLY) ? -1 : fd;
+	seed.sq_entries = sq_entries;
+	seed.cq_entries = cq_entries;
+	seed.setup_flags = flags;
+	seed.source = US_RING_FROM_CREATE;
+	ring_add(&seed, true);
+	return 0;
+}
+
+/*
+ * Walked once at attach: rings the targets created before we attached never fire
+ * io_uring_create, and without a row their completions could not be attributed.
+ * io_uring files are anonymous-inode files named "[io_uring]".
+ */
+SEC("iter/task_file")
+int usc_ring_fds(struct bpf_iter__task_file *it)
+{
+	static const char want[] = "[io_uring]";
+	struct us_ring_seed seed = {};
+	struct us_ctx_geometry g = {};
+	struct task_struct *task = it->task;
+	struct file *file = it->file;
+	struct io_ring_ctx *ctx;
+	char name[sizeof(want)] = {};
+	const unsigned char *dname;
+	__u32 tgid;
+
+	if (!task || !file)
+		return 0;
+	tgid = task->tgid;
+	if (!is_target_tgid(tgid))
+		return 0;
+	dname = BPF_CORE_READ(file, f_path.dentry, d_name.name);
+	if (bpf_probe_read_kernel_str(name, sizeof(name), dname) != sizeof(want))
+		return 0;
+	for (int i = 0; i < sizeof(want); i++)
+		if (name[i] != want[i])
+			return 0;
+	ctx = BPF_CORE_READ(file, private_data);
+	if (!ctx)
+		return 0;
+	if (ring_lookup((__u64)ctx) != US_NO_RING)
+		return 0;
+	ctx_geometry(ctx, &g);
+	seed.ctx = (__u64)ctx;
+	seed.tgid = tgid;
+	seed.fd = it->fd;
+	seed.sq_entries = g.sq_entries;
+	seed.cq_entries = g.cq_entries;
+	seed.setup_flags = g.flags;
+	seed.source = US_RING_FROM_FDS;
+	ring_add(&seed, false);
+	return 0;
+}
+
+/*
+ * io_uring_enter(fd, to_submit, min_complete, flags, argp, argsz). The per-syscall
+ * tracepoint runs only for this syscall, unlike raw sys_enter which would run for every
+ * syscall on the machine. The ring is resolved through the caller's fd table, and only
+ * counted when it is a ring we already know, so a bad fd never creates a row.
+ */
+SEC("tp/syscalls/sys_enter_io_uring_enter")
+int usc_enter(struct trace_event_raw_sys_enter *args)
+{
+	__u32 fd = (__u32)args->args[0];
+	__u64 to_submit = (__u32)args->args[1];
+	__u32 flags = (__u32)args->args[3];
+	bool registered = flags & US_ENTER_REGISTERED_RING;
+	struct us_ring_stats *rs;
+	struct us_ring_info *info;
+	struct file *file;
+	__u32 ring;
+
+	if (!current_is_target())
+		return 0;
+	file = enter_fd_file(fd, registered);
+	if (!file) {
+		tool_count(US_TOOL_ENTER_NO_RING);
+		return 0;
+	}
+	ring = ring_lookup((__u64)BPF_CORE_READ(file, private_data));
+	if (ring == US_NO_RING) {
+		tool_count(US_TOOL_ENTER_NO_RING);
+		return 0;
+	}
+	rs = ring_stats_row(ring);
+	if (!rs)
+		return 0;
+	__sync_fetch_and_add(&rs->counters[US_RC_ENTER_CALLS], 1);
+	if (to_submit) {
+		__sync_fetch_and_add(&rs->counters[US_RC_ENTER_SUBMIT_CALLS], 1);
+		__sync_fetch_and_add(&rs->counters[US_RC_TO_SUBMIT_SUM], to_submit);
+	}
+	if (!registered && ring != US_RING_CATCHALL) {
+		info = bpf_map_lookup_elem(&ring_info, &ring);
+		if (info && info->fd < 0)
+			info->fd = fd;
+	}
+	return 0;
+}

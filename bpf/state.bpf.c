@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-3-Clause)
+/* Definitions of the shared maps and globals declared in state.bpf.h. */
+#include "state.bpf.h"
+
+struct us_ring_ids_map ring_ids SEC(".maps");
+struct us_ring_info_map ring_info SEC(".maps");
+struct us_ring_stats_map ring_stats SEC(".maps");
+struct us_ring_opmap_map ring_opmap SEC(".maps");
+struct us_opstats_map opstats SEC(".maps");
+struct us_inflight_map inflight SEC(".maps");
+struct us_udata_map udata SEC(".maps");
+struct us_targets_map targets SEC(".maps");
+struct us_ring_cache_map ring_cache SEC(".maps");
+
+const volatile bool filter_tgids = false;
+const volatile __u32 max_rings = US_DEFAULT_MAX_RINGS;
+const volatile __u32 max_opstats = US_DEFAULT_OPSTAT_SLOTS;
+const volatile __u32 inflight_mask = US_DEFAULT_INFLIGHT_BUCKETS - 1;
+const volatile __u32 udata_mask = US_DEFAULT_UDATA_SLOTS - 1;
+const volatile __s32 req_bit[US_RF__COUNT] = {
+	[US_RF_FORCE_ASYNC] = 4,
+	[US_RF_CQE_SKIP] = 6,
+	[US_RF_ISREG] = -1,
+};
+
+__u32 ring_rows = 0;
+__u32 opstat_rows = 0;
+__u32 ring_epoch = 0;
+__u64 us_tool[US_TOOL__COUNT] = {};
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

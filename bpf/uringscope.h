@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-3-Clause) */
+/*
+ * The ABI between uringscope's BPF programs and its userspace: map value layouts,
+ * counter indices and limits. Nothing else crosses the boundary. Plain __u32/__u64
+ * only, no includes: the BPF side gets the types from vmlinux.h, userspace from
+ * <linux/types.h> (include/uringscope/abi.h, which also static_asserts the layouts).
+ */
+#ifndef URINGSCOPE_ABI_H
+#define URINGSCOPE_ABI_H
+
+/*
+ * Latency histogram: slot i counts latencies in [2^i, 2^(i+1)) ns, slot 0 also takes
+ * 0 ns. 40 slots reach 2^40 ns (about 18 minutes); longer requests land in the last.
+ */
+#define US_HIST_SLOTS 40
+
+/*
+ * Opcode slots. IORING_OP_LAST is 63 on 6.18; 79 slots leave room for the opcodes later
+ * kernels add. An opcode at or beyond US_OP_OTHER is counted in that slot.
+ */
+#define US_OP_SLOTS 80
+#define US_OP_OTHER (US_OP_SLOTS - 1)
+
+/*
+ * Table sizes. Userspace sets the real sizes with bpf_map__set_max_entries() before load
+ * and mirrors them into .rodata; these are the defaults.
+ *  - rings: one row per io_ring_ctx seen. Row 0 is the catch-all when the table is full.
+ *  - opstats: one row per (ring, opcode) pair in use. Row 0 is the catch-all.
+ *  - inflight: 2-way buckets of requests between submit and completion, indexed by a hash
+ *    of the io_kiocb pointer. A request that finds both ways taken by live requests
+ *    evicts the older one, which is counted in US_RC_INFLIGHT_DROPS. Power of two.
+ *  - udata: (ring, user_data) -> io_kiocb address for completions that arrive without a
+ *    request pointer (CQ overflow, multishot/aux CQEs, 5.15's io_uring_complete).
+ */
+#define US_DEFAULT_MAX_RINGS 1024
+#define US_DEFAULT_OPSTAT_SLOTS 4096
+#define US_DEFAULT_INFLIGHT_BUCKETS 32768
+#define US_DEFAULT_UDATA_SLOTS 65536
+#define US_RING_CATCHALL 0
+#define US_OPSTAT_CATCHALL 0
+
+/* Per-ring counters (struct us_ring_stats). Per-op numbers live in struct us_opstat. */
+enum us_ring_counter {
+	US_RC_ENTER_CALLS,        /* io_uring_enter() calls naming this ring */
+	US_RC_ENTER_SUBMIT_CALLS, /* ... of which had to_submit > 0 */
+	US_RC_TO_SUBMIT_SUM,      /* sum of to_submit over all enter calls */
+	US_RC_UNTRACKED_CQES,     /* CQEs with neither a known request nor an opcode */
+	US_RC_INFLIGHT_DROPS,     /* tracked requests evicted from the in-flight table */
+	US_RC_CQ_OVERFLOWS,       /* io_uring_cqe_overflow events */
+	US_RC__COUNT,
+};
+
+struct us_ring_stats {
+	__u64 counters[US_RC__COUNT];
+};
+
+/* Per (ring, opcode) counters. */
+enum us_op_counter {
+	US_OC_SUBMITTED,      /* submit events */
+	US_OC_COMPLETED,      /* CQEs posted, tracked or not, overflowed ones included */
+	US_OC_UNTRACKED,      /* ... of which for requests never seen submitted */
+	US_OC_PUNTED,         /* io_uring_queue_async_work events */
+	US_OC_ERRORS,         /* CQEs with res < 0, -EAGAIN excluded */
+	US_OC_MULTISHOT_CQES, /* CQEs carrying IORING_CQE_F_MORE */
+	US_OC_LAT_SUM_NS,     /* sum of the latencies in hist[] */
+	US_OC_LAT_MAX_NS,     /* largest latency in hist[] */
+	US_OC__COUNT,
+};
+
+struct us_opstat {
+	__u32 ring;   /* row in the ring tables */
+	__u32 opcode; /* IORING_OP_* (US_OP_OTHER for out-of-range opcodes) */
+	__u64 counters[US_OC__COUNT];
+	__u64 hist[US_HIST_SLOTS]; /* submit -> final CQE latency, log2 ns slots */
+};
+
+/* How a ring entered the table. */
+enum us_ring_source {
+	US_RING_FROM_CREATE = 1, /* io_uring_create fired inside the window */
+	US_RING_FROM_SUBMIT = 2, /* first seen submitting: created before attach */
+	US_RING_FROM_FDS = 3,    /* found in a target's fd table at attach */
+};
+
+struct us_ring_info {
+	__u64 ctx;         /* kernel address of the io_ring_ctx: identity only */
+	__u64 first_ns;    /* bpf_ktime_get_ns() when first seen */
+	__u32 tgid;        /* owning process */
+	__s32 fd;          /* ring fd in the owner, -1 while unknown */
+	__u32 sq_entries;
+	__u32 cq_entries;
+	__u32 setup_flags; /* IORING_SETUP_* */
+	__u32 source;      /* enum us_ring_source */
+	char comm[16];     /* thread-group leader's comm */
+};
+
+/* In-flight request state (struct us_inflight.state bits). */
+#define US_IF_PUNTED (1u << 0)   /* went to io-wq */
+#define US_IF_CQE_SKIP (1u << 1) /* IOSQE_CQE_SKIP_SUCCESS: success posts no CQE */
+
+struct us_inflight {
+	__u64 req;       /* io_kiocb address; 0 = empty way */
+	__u64 start_ns;  /* submit time */
+	__u64 user_data;
+	__u32 opstat;    /* row in the opstat table */
+	__u16 ring;
+	__u8 opcode;
+	__u8 state;      /* US_IF_* */
+};
+
+/* One cache line: two ways of the set-associative in-flight table. */
+struct us_inflight_bucket {
+	struct us_inflight way[2];
+};
+
+struct us_udata_slot {
+	__u64 user_data;
+	__u64 req;  /* io_kiocb address */
+	__u32 ring; /* ring row: stands in for the ctx, which the verifier won't let us hash */
+	__u32 pad;
+};
+
+/* Tool-fidelity counters (global, in .bss as us_tool[]). */
+enum us_tool_counter {
+	US_TOOL_RINGS_FULL,      /* events attributed to the catch-all ring: ring table full */
+	US_TOOL_OPSTATS_FULL,    /* events attributed to the catch-all opstat row */
+	US_TOOL_OP_OUT_OF_RANGE, /* opcodes >= US_OP_OTHER */
+	US_TOOL_ENTER_NO_RING,   /* enter calls on a ring we could not resolve */
+	US_TOOL_OVERFLOW_NO_REQ, /* overflowed CQEs whose request was not tracked */
+	US_TOOL__COUNT,
+};
+
+/*
+ * REQ_F_* bit numbers above 6 move between kernels and live in an anonymous enum that
+ * CO-RE cannot relocate; userspace looks them up in BTF and fills .rodata req_bit[].
+ * -1 means "this kernel has no such bit".
+ */
+enum us_req_flag {
+	US_RF_FORCE_ASYNC, /* IOSQE_ASYNC (bit 4 everywhere, looked up anyway) */
+	US_RF_CQE_SKIP,    /* IOSQE_CQE_SKIP_SUCCESS (bit 6) */
+	US_RF_ISREG,       /* file is a regular file */
+	US_RF__COUNT,
+};
+
+/* io_uring UAPI constants the BPF side needs (stable ABI). */
+#define US_CQE_F_MORE (1u << 1)
+#define US_ENTER_REGISTERED_RING (1u << 4)
+#define US_SETUP_REGISTERED_FD_ONLY (1u << 15)
+
+#endif /* URINGSCOPE_ABI_H */

@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: MIT
+// The BPF ABI header, seen from C++: the layouts the BPF side writes are checked here at
+// compile time, so a change on one side that the other did not follow fails the build.
+#pragma once
+
+#include <linux/types.h>
+
+#include "uringscope.h"
+
+#include <cstddef>
+
+static_assert(sizeof(us_inflight) == 32, "two ways must share one 64-byte bucket");
+static_assert(sizeof(us_inflight_bucket) == 64);
+static_assert(sizeof(us_udata_slot) == 24);
+static_assert(sizeof(us_ring_stats) == 8 * US_RC__COUNT);
+static_assert(offsetof(us_opstat, counters) == 8);
+static_assert(offsetof(us_opstat, hist) == 8 + 8 * US_OC__COUNT);
+static_assert(sizeof(us_ring_info) == 56);
+static_assert(offsetof(us_ring_info, comm) == 40);
+static_assert(US_OP_OTHER < 256, "opcodes are stored as __u8 in us_inflight");

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace uringscope {
+
+// The slot where the BPF side counts opcodes beyond its table (US_OP_OTHER), and the
+// catch-all row once the per-op table is full.
+inline constexpr uint32_t kOpcodeOther = 79;
+
+// IORING_OP_* name without the prefix ("READ"), from the built-in table (UAPI values
+// never change); "OTHER" for kOpcodeOther, "OP_<n>" for opcodes the table does not know.
+std::string opcode_name(uint32_t opcode);
+// Inverse of opcode_name, case-insensitive; -1 when unknown.
+int opcode_from_name(std::string_view name);
+// Opcodes that read or write a file's data (for punt-reason advice).
+bool opcode_is_read(uint32_t opcode);
+bool opcode_is_write(uint32_t opcode);
+
+// IORING_SETUP_* names set in flags, lowest bit first ("SQPOLL", "CQSIZE", ...).
+std::vector<std::string> setup_flag_names(uint32_t flags);
+
+inline constexpr uint32_t kSetupSqpoll = 1u << 1;
+inline constexpr uint32_t kSetupDeferTaskrun = 1u << 13;
+
+}  // namespace uringscope

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace uringscope {
+
+// Everything the command line can say, with its defaults. Filled by parse_options().
+struct Options {
+  std::vector<std::string> command;  // CMD [ARGS]: run it under the scope
+  std::vector<int> pids;             // -p PID[,PID]
+  bool all = false;                  // -a
+  std::optional<double> duration_s;  // -d SECONDS
+  bool verbose = false;              // -v: libbpf and verifier messages
+  bool keep_root = false;            // --keep-root: don't drop to SUDO_UID/SUDO_GID
+  std::optional<std::string> json;   // --json[=FILE]; "-" is stdout
+  bool version = false;              // --version
+  bool help = false;                 // -h/--help (help_text holds the text)
+  std::string help_text;
+};
+
+// Throws UsageError with a one-line message for anything malformed or contradictory.
+Options parse_options(int argc, const char* const* argv);
+
+}  // namespace uringscope

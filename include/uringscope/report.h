@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+// Renderers over a Snapshot and the findings evaluated from it: the human text report
+// and the versioned JSON report (schema 2, docs/json.md). Renderers only format; they
+// never evaluate rules, so what is printed is exactly what they are given.
+//
+// Both read Snapshot::totals and Snapshot::ops for the all-rings view: call aggregate()
+// on the snapshot first.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <iosfwd>
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "uringscope/findings.h"
+#include "uringscope/snapshot.h"
+
+namespace uringscope {
+
+inline constexpr int kJsonSchema = 2;
+
+struct TextOptions {
+  bool show_findings = true;
+};
+
+// The full report: header, each ring in id order, tool losses, findings.
+void render_text(std::ostream& out, const Snapshot& snap, const std::vector<Finding>& findings,
+                 const TextOptions& opts = {});
+
+// --- text sections, each writing whole lines, for the compact, filtered, diff and live
+// views to reuse.
+
+// Title with window, cpus, kernel and tier; the target; kernel features that are off.
+void render_text_header(std::ostream& out, const Snapshot& snap);
+// "ring #0 fd=5  sq=256 cq=512  flags: ...   comm pid N", or the catch-all title.
+void render_ring_header(std::ostream& out, const Ring& ring);
+// enter calls, SQEs with the average batch, completions.
+void render_submission(std::ostream& out, const Ring& ring, const std::vector<Finding>& findings,
+                       std::string_view indent = "    ");
+// Column header and one row per op. `ring` selects which findings mark rows: a ring id
+// for one ring's rows, nullopt for rows merged over all rings (then a finding on any
+// ring marks the op).
+void render_op_table(std::ostream& out, std::span<const OpStats> ops,
+                     std::optional<uint32_t> ring, const std::vector<Finding>& findings,
+                     std::string_view indent = "    ");
+// The non-zero ones among CQ overflows, multishot CQEs, untracked completions and
+// in-flight table drops, with their heading; nothing when all are zero.
+void render_counters(std::ostream& out, const Ring& ring, const std::vector<Finding>& findings,
+                     std::string_view indent = "  ");
+// The fidelity note: latency covers tracked requests only. Nothing when all were tracked.
+void render_untracked_note(std::ostream& out, const Counters& counters,
+                           std::string_view indent = "  ");
+// The tool's own losses, with heading; nothing when there were none.
+void render_tool_stats(std::ostream& out, const ToolStats& tool);
+// "findings" heading and each finding in the order given, or "no findings".
+void render_findings(std::ostream& out, const std::vector<Finding>& findings);
+
+// Whether a finding with one of `tags` concerns this ring (and this opcode, when given).
+// Findings without a ring are about the whole run and mark no ring's rows; with
+// ring == nullopt (merged rows) any ring matches.
+bool finding_concerns(const std::vector<Finding>& findings,
+                      std::initializer_list<std::string_view> tags,
+                      std::optional<uint32_t> ring, std::optional<uint32_t> opcode);
+
+// --- JSON. ordered_json keeps keys in the order the schema lists them, so reports diff
+// cleanly and read top-down; consumers must not depend on key order.
+
+nlohmann::ordered_json render_json(const Snapshot& snap, const std::vector<Finding>& findings);
+
+// Pieces of the report, for baselines and diffs that need the same shapes.
+nlohmann::ordered_json counters_json(const Counters& counters);
+nlohmann::ordered_json op_json(const OpStats& op);
+nlohmann::ordered_json ring_json(const Ring& ring);
+nlohmann::ordered_json finding_json(const Finding& finding);
+
+}  // namespace uringscope

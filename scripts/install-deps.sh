@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs what building and testing uringscope needs on Debian 12 (run as root).
+# The tool itself needs only libbpf/libelf/zlib at build time; liburing and fio are for
+# the test injector and benchmarks.
+set -euo pipefail
+packages=(
+  build-essential cmake pkg-config clang llvm bpftool
+  libbpf-dev libelf-dev zlib1g-dev
+  libfmt-dev libcli11-dev nlohmann-json3-dev libgtest-dev
+  liburing-dev util-linux
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "install-deps: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi

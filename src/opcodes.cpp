@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+#include "uringscope/opcodes.h"
+
+#include <array>
+#include <cctype>
+
+namespace uringscope {
+namespace {
+
+// enum io_uring_op: UAPI values, never renumbered (6.18 has 0..62).
+constexpr std::array<std::string_view, 63> kOpNames = {
+    "NOP",          "READV",          "WRITEV",        "FSYNC",           "READ_FIXED",
+    "WRITE_FIXED",  "POLL_ADD",       "POLL_REMOVE",   "SYNC_FILE_RANGE", "SENDMSG",
+    "RECVMSG",      "TIMEOUT",        "TIMEOUT_REMOVE", "ACCEPT",         "ASYNC_CANCEL",
+    "LINK_TIMEOUT", "CONNECT",        "FALLOCATE",     "OPENAT",          "CLOSE",
+    "FILES_UPDATE", "STATX",          "READ",          "WRITE",           "FADVISE",
+    "MADVISE",      "SEND",           "RECV",          "OPENAT2",         "EPOLL_CTL",
+    "SPLICE",       "PROVIDE_BUFFERS", "REMOVE_BUFFERS", "TEE",           "SHUTDOWN",
+    "RENAMEAT",     "UNLINKAT",       "MKDIRAT",       "SYMLINKAT",       "LINKAT",
+    "MSG_RING",     "FSETXATTR",      "SETXATTR",      "FGETXATTR",       "GETXATTR",
+    "SOCKET",       "URING_CMD",      "SEND_ZC",       "SENDMSG_ZC",      "READ_MULTISHOT",
+    "WAITID",       "FUTEX_WAIT",     "FUTEX_WAKE",    "FUTEX_WAITV",     "FIXED_FD_INSTALL",
+    "FTRUNCATE",    "BIND",           "LISTEN",        "RECV_ZC",         "EPOLL_WAIT",
+    "READV_FIXED",  "WRITEV_FIXED",   "PIPE",
+};
+
+// IORING_SETUP_* by bit.
+constexpr std::array<std::string_view, 21> kSetupFlagNames = {
+    "IOPOLL",        "SQPOLL",         "SQ_AFF",       "CQSIZE",      "CLAMP",
+    "ATTACH_WQ",     "R_DISABLED",     "SUBMIT_ALL",   "COOP_TASKRUN", "TASKRUN_FLAG",
+    "SQE128",        "CQE32",          "SINGLE_ISSUER", "DEFER_TASKRUN", "NO_MMAP",
+    "REGISTERED_FD_ONLY", "NO_SQARRAY", "HYBRID_IOPOLL", "CQE_MIXED",   "SQE_MIXED",
+    "SQ_REWIND",
+};
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (std::toupper(static_cast<unsigned char>(a[i])) !=
+        std::toupper(static_cast<unsigned char>(b[i])))
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string opcode_name(uint32_t opcode) {
+  if (opcode < kOpNames.size()) return std::string(kOpNames[opcode]);
+  if (opcode == kOpcodeOther) return "OTHER";
+  return "OP_" + std::to_string(opcode);
+}
+
+int opcode_from_name(std::string_view name) {
+  for (std::size_t i = 0; i < kOpNames.size(); ++i) {
+    if (iequals(kOpNames[i], name)) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+bool opcode_is_read(uint32_t opcode) {
+  // READV, READ_FIXED, READ, READ_MULTISHOT, READV_FIXED
+  return opcode == 1 || opcode == 4 || opcode == 22 || opcode == 49 || opcode == 60;
+}
+
+bool opcode_is_write(uint32_t opcode) {
+  // WRITEV, WRITE_FIXED, WRITE, WRITEV_FIXED
+  return opcode == 2 || opcode == 5 || opcode == 23 || opcode == 61;
+}
+
+std::vector<std::string> setup_flag_names(uint32_t flags) {
+  std::vector<std::string> names;
+  for (uint32_t bit = 0; bit < 32; ++bit) {
+    if (!(flags & (1u << bit))) continue;
+    names.push_back(bit < kSetupFlagNames.size() ? std::string(kSetupFlagNames[bit])
+                                                 : "BIT_" + std::to_string(bit));
+  }
+  return names;
+}
+
+}  // namespace uringscope

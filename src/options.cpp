@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: MIT
+#include "uringscope/options.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+
+#include "uringscope/error.h"
+
+namespace uringscope {
+namespace {
+
+constexpr const char* kExamples = R"(
+Examples:
+  sudo uringscope ./myapp --my-args      run a program under the scope
+  sudo uringscope -p 31337 -d 30         watch a running process for 30 s
+  sudo uringscope -a -d 10               every io_uring user on the machine, 10 s
+  sudo uringscope --json=r.json -p 31337 -d 10
+                                         JSON report in r.json, text report on stdout
+  uringscope --version                   what this kernel supports
+
+Exit status: 0 clean; 1 uringscope error; otherwise the command's own nonzero status.
+)";
+
+std::vector<int> parse_pid_list(const std::string& text) {
+  std::vector<int> pids;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t comma = text.find(',', start);
+    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos
+                                                                      : comma - start);
+    int pid = 0;
+    auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), pid);
+    if (item.empty() || ec != std::errc() || end != item.data() + item.size() || pid <= 0) {
+      throw UsageError(fmt::format("-p: '{}' is not a process id", item));
+    }
+    pids.push_back(pid);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return pids;
+}
+
+// `--json` takes an optional file. Written `--json=FILE` it is unambiguous; written
+// `--json FILE`, the next word is taken as the file only when it ends in ".json" (or is
+// "-"), so that `uringscope --json ./myapp` runs ./myapp and prints JSON to stdout.
+std::vector<std::string> normalise_json_flag(std::vector<std::string> args) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--") break;
+    if (args[i] != "--json") continue;
+    const bool next_is_file =
+        i + 1 < args.size() &&
+        (args[i + 1] == "-" ||
+         (args[i + 1].size() > 5 && args[i + 1].compare(args[i + 1].size() - 5, 5, ".json") == 0));
+    if (next_is_file) {
+      args[i] = "--json=" + args[i + 1];
+      args.erase(args.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+    } else {
+      args[i] = "--json=-";
+    }
+  }
+  return args;
+}
+
+}  // namespace
+
+Options parse_options(int argc, const char* const* argv) {
+  Options opts;
+  CLI::App app{
+      "uringscope: what your io_uring program really does, and what to fix\n\n"
+      "usage: uringscope [OPTIONS] CMD [ARGS...] | -p PID[,PID] | -a"};
+  app.name("uringscope");
+  app.footer(kExamples);
+  app.prefix_command();  // the first word that is not an option starts CMD
+  app.set_help_flag();   // we print help ourselves (no exit from inside the parser)
+
+  std::string pid_text;
+  double duration = 0;
+  std::string json_path;
+  app.add_flag("-h,--help", opts.help, "Print this help and exit");
+  app.add_option("-p,--pid", pid_text, "Attach to running processes (comma-separated)")
+      ->type_name("PID[,PID]");
+  app.add_flag("-a,--all", opts.all, "Trace every process using io_uring");
+  auto* duration_opt =
+      app.add_option("-d,--duration", duration,
+                     "Observation window in seconds (with CMD: stop watching after it)")
+          ->type_name("SECONDS");
+  auto* json_opt = app.add_option("--json", json_path,
+                                  "JSON report (schema 2) to FILE, or stdout when FILE is "
+                                  "omitted or '-' (the text report then goes to stderr)")
+                       ->type_name("[=FILE]");
+  app.add_flag("-v,--verbose", opts.verbose, "Show libbpf and BPF verifier messages");
+  app.add_flag("--keep-root", opts.keep_root,
+               "Under sudo, run CMD as root instead of as the invoking user");
+  app.add_flag("--version", opts.version,
+               "Version, kernel release, support tier and per-feature status");
+
+  std::vector<std::string> args;
+  for (int i = argc - 1; i > 0; --i) args.emplace_back(argv[i]);
+  std::vector<std::string> forward(args.rbegin(), args.rend());
+  forward = normalise_json_flag(std::move(forward));
+  args.assign(forward.rbegin(), forward.rend());  // CLI11 takes argv reversed
+  try {
+    app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(e.what());
+  }
+  opts.help_text = app.help();
+  if (opts.help || opts.version) return opts;
+
+  opts.command = app.remaining();
+  if (!opts.command.empty() && opts.command.front() == "--") opts.command.erase(opts.command.begin());
+  if (!pid_text.empty()) opts.pids = parse_pid_list(pid_text);
+  if (duration_opt->count()) {
+    if (!std::isfinite(duration) || duration <= 0) {
+      throw UsageError("-d wants a positive number of seconds");
+    }
+    opts.duration_s = duration;
+  }
+  if (json_opt->count()) opts.json = json_path.empty() ? "-" : json_path;
+
+  const int targets = !opts.command.empty() + !opts.pids.empty() + opts.all;
+  if (targets == 0) throw UsageError("nothing to trace: give a command, -p PID or -a");
+  if (targets > 1) {
+    throw UsageError("choose one target: a command, -p PID or -a (they cannot be combined)");
+  }
+  return opts;
+}
+
+}  // namespace uringscope

@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: MIT
+#include "uringscope/probe.h"
+
+#include <bpf/btf.h>
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace uringscope {
+
+namespace {
+
+// What each feature costs the user when it is off; every off-reason ends with one.
+constexpr std::string_view kSubmitLoss =
+    "requests are not tracked: no submissions, opcodes or latencies";
+constexpr std::string_view kCompleteLoss = "completions, errors and latencies are not measured";
+constexpr std::string_view kPuntLoss = "punts to io-wq are not counted";
+constexpr std::string_view kCreateLoss =
+    "rings created during the run are found at their first submission, without sizes or "
+    "setup flags";
+constexpr std::string_view kOverflowLoss = "overflowed CQEs are not counted";
+constexpr std::string_view kFdWalkLoss =
+    "rings opened before attach are found only at their first submission, without fd, "
+    "sizes or setup flags";
+constexpr std::string_view kEnterLoss =
+    "io_uring_enter calls and submit batch sizes are not counted";
+
+// Typedef chains in real BTF are a few links long; the cap only guards against a
+// corrupt (cyclic) chain turning the probe into an endless loop.
+constexpr int kMaxAliasDepth = 32;
+
+// "<what is wrong><sep><what the user loses>"; after "unrecognised prototype" a colon
+// would read as if the loss explained the prototype, hence the separator.
+std::string join(std::string_view head, std::string_view loss, std::string_view sep = ": ") {
+  std::string out(head);
+  out += sep;
+  out += loss;
+  return out;
+}
+
+// The type behind typedefs and const/volatile/restrict/type-tag wrappers: that is what
+// decides an argument's width, not the spelling (u8, __u8, unsigned char).
+const btf_type* skip_aliases(const btf* vmlinux, __u32 id) {
+  for (int depth = 0; depth < kMaxAliasDepth; ++depth) {
+    const btf_type* type = btf__type_by_id(vmlinux, id);
+    if (type == nullptr) return nullptr;
+    if (!btf_is_typedef(type) && !btf_is_mod(type)) return type;
+    id = type->type;
+  }
+  return nullptr;
+}
+
+struct Prototype {
+  enum class Status { Absent, Malformed, Found };
+  Status status = Status::Absent;
+  const btf_type* proto = nullptr;
+  int args = 0;  // parameters after the leading void *, i.e. what tp_btf sees as ctx[]
+};
+
+Prototype find_tracepoint(const btf* vmlinux, std::string_view event) {
+  const std::string name = "btf_trace_io_uring_" + std::string(event);
+  const int id = btf__find_by_name_kind(vmlinux, name.c_str(), BTF_KIND_TYPEDEF);
+  if (id <= 0) return {};
+  const btf_type* tdef = btf__type_by_id(vmlinux, static_cast<__u32>(id));
+  const btf_type* ptr = tdef ? skip_aliases(vmlinux, tdef->type) : nullptr;
+  if (ptr == nullptr || !btf_is_ptr(ptr)) return {Prototype::Status::Malformed};
+  const btf_type* proto = skip_aliases(vmlinux, ptr->type);
+  // Every tracepoint prototype starts with the void * of the probe data; without it the
+  // argument numbering below would be off by one.
+  if (proto == nullptr || !btf_is_func_proto(proto) || btf_vlen(proto) == 0)
+    return {Prototype::Status::Malformed};
+  return {Prototype::Status::Found, proto, btf_vlen(proto) - 1};
+}
+
+// Byte size of tracepoint argument `index` (0-based, after the void *) when it is an
+// integer; 0 when it is anything else.
+unsigned int_arg_size(const btf* vmlinux, const Prototype& tp, int index) {
+  if (index < 0 || index >= tp.args) return 0;
+  const btf_param& param = btf_params(tp.proto)[index + 1];
+  const btf_type* type = skip_aliases(vmlinux, param.type);
+  return type != nullptr && btf_is_int(type) ? type->size : 0;
+}
+
+std::string arg_count_reason(std::string_view event, int args, std::string_view loss) {
+  return join("io_uring_" + std::string(event) + " has " + std::to_string(args) +
+                  " args: unrecognised prototype",
+              loss, "; ");
+}
+
+std::string malformed_reason(std::string_view event, std::string_view loss) {
+  return join("btf_trace_io_uring_" + std::string(event) +
+                  " is not a pointer to a function prototype: unrecognised prototype",
+              loss, "; ");
+}
+
+template <typename Shape>
+struct Choice {
+  Shape shape{};
+  std::string detail;
+  std::string_view program;  // empty when the feature is off
+};
+
+Choice<SubmitShape> choose_submit(const btf* vmlinux) {
+  constexpr auto kOff = SubmitShape::Unrecognised;
+  const Prototype req = find_tracepoint(vmlinux, "submit_req");
+  if (req.status == Prototype::Status::Malformed)
+    return {kOff, malformed_reason("submit_req", kSubmitLoss), {}};
+  if (req.status == Prototype::Status::Found) {
+    if (req.args != 1) return {kOff, arg_count_reason("submit_req", req.args, kSubmitLoss), {}};
+    return {SubmitShape::SubmitReq, "io_uring_submit_req(req), 6.4+ shape", "usc_sub_req"};
+  }
+
+  const Prototype sqe = find_tracepoint(vmlinux, "submit_sqe");
+  switch (sqe.status) {
+    case Prototype::Status::Absent:
+      return {SubmitShape::None,
+              join("no io_uring_submit_req or io_uring_submit_sqe tracepoint", kSubmitLoss),
+              {}};
+    case Prototype::Status::Malformed:
+      return {kOff, malformed_reason("submit_sqe", kSubmitLoss), {}};
+    case Prototype::Status::Found:
+      break;
+  }
+  if (sqe.args == 2)
+    return {SubmitShape::SubmitSqe, "io_uring_submit_sqe(req, force_nonblock), 6.0-6.3 shape",
+            "usc_sub_sqe"};
+  if (sqe.args != 7) return {kOff, arg_count_reason("submit_sqe", sqe.args, kSubmitLoss), {}};
+  // 5.15-5.17 and 5.18-5.19 both have 7 args; only the third tells them apart.
+  switch (int_arg_size(vmlinux, sqe, 2)) {
+    case 1:
+      return {SubmitShape::SubmitSqe515,
+              "io_uring_submit_sqe(ctx, req, opcode, user_data, ...), 5.15-5.17 shape",
+              "usc_sub_sqe_old"};
+    case 8:
+      return {SubmitShape::SubmitSqe518,
+              "io_uring_submit_sqe(ctx, req, user_data, opcode, ...), 5.18-5.19 shape",
+              "usc_sub_sqe_old"};
+    default:
+      return {kOff,
+              join("io_uring_submit_sqe has 7 args but arg 2 is neither a u8 opcode nor a u64 "
+                   "user_data: unrecognised prototype",
+                   kSubmitLoss, "; "),
+              {}};
+  }
+}
+
+Choice<CompleteShape> choose_complete(const btf* vmlinux) {
+  constexpr auto kOff = CompleteShape::Unrecognised;
+  const Prototype tp = find_tracepoint(vmlinux, "complete");
+  switch (tp.status) {
+    case Prototype::Status::Absent:
+      return {CompleteShape::None, join("no io_uring_complete tracepoint", kCompleteLoss), {}};
+    case Prototype::Status::Malformed:
+      return {kOff, malformed_reason("complete", kCompleteLoss), {}};
+    case Prototype::Status::Found:
+      break;
+  }
+  switch (tp.args) {
+    case 3:
+      return {CompleteShape::Cqe, "io_uring_complete(ctx, req, cqe), 6.13+ shape", "usc_cqe"};
+    case 7:
+      return {CompleteShape::Req7,
+              "io_uring_complete(ctx, req, user_data, res, cflags, extra1, extra2), "
+              "5.19-6.12 shape",
+              "usc_cqe_req"};
+    case 5:
+      // usc_cqe_req reads only args 0..4, which 5.18 has in the same order.
+      return {CompleteShape::Req5,
+              "io_uring_complete(ctx, req, user_data, res, cflags), 5.18 shape", "usc_cqe_req"};
+    case 4:
+      return {CompleteShape::Legacy4,
+              "io_uring_complete(ctx, user_data, res, cflags), 5.15-5.17 shape: no request "
+              "pointer, completions are matched to requests by user_data",
+              "usc_cqe_old"};
+    default:
+      return {kOff, arg_count_reason("complete", tp.args, kCompleteLoss), {}};
+  }
+}
+
+Choice<PuntShape> choose_punt(const btf* vmlinux) {
+  constexpr auto kOff = PuntShape::Unrecognised;
+  const Prototype tp = find_tracepoint(vmlinux, "queue_async_work");
+  switch (tp.status) {
+    case Prototype::Status::Absent:
+      return {PuntShape::None, join("no io_uring_queue_async_work tracepoint", kPuntLoss), {}};
+    case Prototype::Status::Malformed:
+      return {kOff, malformed_reason("queue_async_work", kPuntLoss), {}};
+    case Prototype::Status::Found:
+      break;
+  }
+  switch (tp.args) {
+    case 2:
+      return {PuntShape::Req2, "io_uring_queue_async_work(req, rw), 6.0+ shape", "usc_punt"};
+    case 7:
+      return {PuntShape::Legacy7,
+              "io_uring_queue_async_work(ctx, req, user_data, opcode, flags, work, rw), "
+              "5.18-5.19 shape",
+              "usc_punt_518"};
+    case 5:
+      return {PuntShape::Legacy5,
+              "io_uring_queue_async_work(ctx, rw, req, work, flags), 5.15-5.17 shape",
+              "usc_punt_515"};
+    default:
+      return {kOff, arg_count_reason("queue_async_work", tp.args, kPuntLoss), {}};
+  }
+}
+
+// create and cqe_overflow have kept one prototype since they appeared; a different
+// count means a kernel we have not seen, and tp_btf would reject the program anyway.
+Choice<bool> choose_fixed(const btf* vmlinux, std::string_view event, int args,
+                          std::string_view shape, std::string_view absent, std::string_view loss,
+                          std::string_view program) {
+  const Prototype tp = find_tracepoint(vmlinux, event);
+  switch (tp.status) {
+    case Prototype::Status::Absent:
+      return {false, join(absent, loss), {}};
+    case Prototype::Status::Malformed:
+      return {false, malformed_reason(event, loss), {}};
+    case Prototype::Status::Found:
+      break;
+  }
+  if (tp.args != args) return {false, arg_count_reason(event, tp.args, loss), {}};
+  return {true, std::string(shape), program};
+}
+
+Choice<bool> choose_create(const btf* vmlinux) {
+  return choose_fixed(vmlinux, "create", 5,
+                      "io_uring_create(fd, ctx, sq_entries, cq_entries, flags), 5.15+ shape",
+                      "no io_uring_create tracepoint", kCreateLoss, "usc_create");
+}
+
+Choice<bool> choose_overflow(const btf* vmlinux) {
+  return choose_fixed(vmlinux, "cqe_overflow", 5,
+                      "io_uring_cqe_overflow(ctx, user_data, res, cflags, ocqe), 5.19+ shape",
+                      "no io_uring_cqe_overflow tracepoint (added in 5.19)", kOverflowLoss,
+                      "usc_cqe_ovf");
+}
+
+Choice<bool> choose_fd_walk(const btf* vmlinux) {
+  if (btf__find_by_name_kind(vmlinux, "bpf_iter__task_file", BTF_KIND_STRUCT) > 0)
+    return {true, "BPF task_file iterator (bpf_iter__task_file), 5.8+", "usc_ring_fds"};
+  return {false, join("no bpf_iter__task_file in kernel BTF (added in 5.8)", kFdWalkLoss), {}};
+}
+
+Choice<bool> choose_enter(const ProbeEnvironment& env) {
+  if (env.syscall_tracepoints)
+    return {true, "syscalls/sys_enter_io_uring_enter tracepoint", "usc_enter"};
+  return {false,
+          join("no syscalls/sys_enter_io_uring_enter tracepoint (needs CONFIG_FTRACE_SYSCALLS)",
+               kEnterLoss),
+          {}};
+}
+
+struct Enumerator {
+  __u32 name_off;
+  int64_t value;
+};
+
+Enumerator enumerator_at(const btf_type* type, __u16 index) {
+  if (btf_is_enum(type)) {
+    const struct btf_enum& e = btf_enum(type)[index];
+    return {e.name_off, e.val};
+  }
+  // struct btf_enum64 may be missing from older UAPI headers; libbpf itself reads it
+  // as three u32s (name_off, lo32, hi32), and so do we.
+  const auto* e64 = reinterpret_cast<const __u32*>(btf_enum64(type)) + 3 * index;
+  return {e64[0], static_cast<int64_t>((static_cast<uint64_t>(e64[2]) << 32) | e64[1])};
+}
+
+// The REQ_F_*_BIT enum is anonymous, so CO-RE cannot relocate it: find the enumerators
+// by name wherever they are. A number outside a 64-bit flags word cannot be a bit, so
+// it counts as absent rather than being handed to the BPF side as a shift.
+std::array<int, US_RF__COUNT> find_req_bits(const btf* vmlinux) {
+  struct Wanted {
+    std::string_view name;
+    us_req_flag slot;
+  };
+  static constexpr Wanted kWanted[] = {
+      {"REQ_F_FORCE_ASYNC_BIT", US_RF_FORCE_ASYNC},
+      {"REQ_F_CQE_SKIP_BIT", US_RF_CQE_SKIP},
+      {"REQ_F_ISREG_BIT", US_RF_ISREG},
+  };
+  std::array<int, US_RF__COUNT> bits;
+  bits.fill(-1);
+  const __u32 count = btf__type_cnt(vmlinux);
+  for (__u32 id = 1; id < count; ++id) {
+    const btf_type* type = btf__type_by_id(vmlinux, id);
+    if (type == nullptr || !btf_is_any_enum(type)) continue;
+    for (__u16 i = 0; i < btf_vlen(type); ++i) {
+      const Enumerator e = enumerator_at(type, i);
+      const char* name = btf__name_by_offset(vmlinux, e.name_off);
+      if (name == nullptr) continue;
+      for (const Wanted& wanted : kWanted) {
+        if (wanted.name != name || bits[wanted.slot] != -1) continue;
+        if (e.value >= 0 && e.value < 64) bits[wanted.slot] = static_cast<int>(e.value);
+      }
+    }
+  }
+  return bits;
+}
+
+bool submit_usable(SubmitShape shape) {
+  return shape != SubmitShape::None && shape != SubmitShape::Unrecognised;
+}
+
+bool complete_usable(CompleteShape shape) {
+  return shape != CompleteShape::None && shape != CompleteShape::Unrecognised;
+}
+
+bool complete_has_req(CompleteShape shape) {
+  return shape == CompleteShape::Cqe || shape == CompleteShape::Req7 ||
+         shape == CompleteShape::Req5;
+}
+
+bool punt_usable(PuntShape shape) {
+  return shape != PuntShape::None && shape != PuntShape::Unrecognised;
+}
+
+Tier choose_tier(const KernelSupport& support) {
+  if (!submit_usable(support.submit) || !complete_usable(support.complete))
+    return Tier::Unsupported;
+  if (complete_has_req(support.complete) && punt_usable(support.punt)) return Tier::Full;
+  return Tier::Legacy;
+}
+
+// CO-RE relocations need kernel BTF, so without it not even the enter program, which
+// needs no tracepoint typedef, can load: everything is off, whatever the environment says.
+KernelSupport without_btf() {
+  constexpr std::string_view kNoBtf = "no kernel BTF (/sys/kernel/btf/vmlinux)";
+  KernelSupport support;
+  support.req_bits.fill(-1);
+  support.features = {
+      {"submit", false, join(kNoBtf, kSubmitLoss)},
+      {"complete", false, join(kNoBtf, kCompleteLoss)},
+      {"punt", false, join(kNoBtf, kPuntLoss)},
+      {"create", false, join(kNoBtf, kCreateLoss)},
+      {"overflow", false, join(kNoBtf, kOverflowLoss)},
+      {"fd_walk", false, join(kNoBtf, kFdWalkLoss)},
+      {"enter", false, join(kNoBtf, kEnterLoss)},
+  };
+  return support;
+}
+
+}  // namespace
+
+std::string_view tier_name(Tier tier) {
+  switch (tier) {
+    case Tier::Full:
+      return "full";
+    case Tier::Legacy:
+      return "legacy";
+    case Tier::Unsupported:
+      return "unsupported";
+  }
+  return "unsupported";
+}
+
+KernelSupport probe_kernel(const struct btf* vmlinux, const ProbeEnvironment& env) {
+  if (vmlinux == nullptr) return without_btf();
+
+  KernelSupport support;
+  const auto submit = choose_submit(vmlinux);
+  const auto complete = choose_complete(vmlinux);
+  const auto punt = choose_punt(vmlinux);
+  const auto create = choose_create(vmlinux);
+  const auto overflow = choose_overflow(vmlinux);
+  const auto fd_walk = choose_fd_walk(vmlinux);
+  const auto enter = choose_enter(env);
+
+  support.submit = submit.shape;
+  support.complete = complete.shape;
+  support.punt = punt.shape;
+  support.create = create.shape;
+  support.overflow = overflow.shape;
+  support.fd_walk = fd_walk.shape;
+  support.enter = enter.shape;
+  support.req_bits = find_req_bits(vmlinux);
+  support.tier = choose_tier(support);
+
+  auto add = [&support](std::string_view name, std::string_view program, std::string detail) {
+    support.features.push_back({std::string(name), !program.empty(), std::move(detail)});
+    if (!program.empty()) support.programs.emplace_back(program);
+  };
+  add("submit", submit.program, submit.detail);
+  add("complete", complete.program, complete.detail);
+  add("punt", punt.program, punt.detail);
+  add("create", create.program, create.detail);
+  add("overflow", overflow.program, overflow.detail);
+  add("fd_walk", fd_walk.program, fd_walk.detail);
+  add("enter", enter.program, enter.detail);
+  return support;
+}
+
+KernelInfo kernel_info(const KernelSupport& support, const std::string& release) {
+  return KernelInfo{release, std::string(tier_name(support.tier)), support.features};
+}
+
+}  // namespace uringscope

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: MIT
+// JSON schema 2. Within a schema fields are only added, never renamed or removed, so
+// every key here is a promise to scripts; docs/json.md describes each one.
+#include <variant>
+
+#include "uringscope/opcodes.h"
+#include "uringscope/report.h"
+
+namespace uringscope {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Mirrors severity_name() in rules.cpp; kept local so the renderers link without the
+// rules engine (tests, and tools that render a saved snapshot).
+std::string_view severity_label(Severity s) {
+  switch (s) {
+    case Severity::Info: return "INFO";
+    case Severity::Warn: return "WARN";
+    case Severity::Crit: return "CRIT";
+  }
+  return "INFO";
+}
+
+Json kernel_json(const KernelInfo& kernel) {
+  Json features = Json::object();
+  Json detail = Json::object();
+  for (const FeatureState& f : kernel.features) {
+    features[f.name] = f.enabled;
+    detail[f.name] = f.detail;
+  }
+  return Json{{"release", kernel.release},
+              {"tier", kernel.tier},
+              {"features", std::move(features)},
+              {"feature_detail", std::move(detail)}};
+}
+
+Json target_json(const TargetInfo& target) {
+  return Json{{"mode", target_mode_name(target.mode)},
+              {"pids", target.pids},
+              {"command", target.command}};
+}
+
+Json ops_json(const std::vector<OpStats>& ops) {
+  Json out = Json::array();
+  for (const OpStats& op : ops) out.push_back(op_json(op));
+  return out;
+}
+
+Json tool_stats_json(const ToolStats& tool) {
+  return Json{{"rings_full", tool.rings_full},
+              {"opstats_full", tool.opstats_full},
+              {"op_out_of_range", tool.op_out_of_range},
+              {"enter_no_ring", tool.enter_no_ring},
+              {"overflow_no_req", tool.overflow_no_req}};
+}
+
+}  // namespace
+
+Json counters_json(const Counters& counters) {
+  Json out = Json::object();
+  for (const CounterField& field : kCounterFields) out[field.name] = counters.*field.member;
+  return out;
+}
+
+Json op_json(const OpStats& op) {
+  const Histogram& h = op.latency;
+  Json hist = Json::array();
+  for (uint64_t b : h.buckets) hist.push_back(b);
+  return Json{{"op", opcode_name(op.opcode)},
+              {"opcode", op.opcode},
+              {"submitted", op.submitted},
+              {"completed", op.completed},
+              {"untracked", op.untracked},
+              {"punted", op.punted},
+              {"punt_pct", op.punt_pct()},
+              {"errors", op.errors},
+              {"multishot_cqes", op.multishot_cqes},
+              {"avg_ns", h.mean_ns()},
+              {"p50_ns", h.quantile_ns(0.5)},
+              {"p99_ns", h.quantile_ns(0.99)},
+              {"max_ns", h.max_ns},
+              {"log2_hist", std::move(hist)}};
+}
+
+Json ring_json(const Ring& ring) {
+  Json flag_names = Json::array();
+  for (const std::string& name : setup_flag_names(ring.setup_flags)) flag_names.push_back(name);
+  return Json{{"id", ring.id},
+              // null rather than -1: an unknown fd is not a number a script should use.
+              {"fd", ring.fd < 0 ? Json(nullptr) : Json(ring.fd)},
+              {"pid", ring.pid},
+              {"comm", ring.comm},
+              {"sq_entries", ring.sq_entries},
+              {"cq_entries", ring.cq_entries},
+              {"flags", ring.setup_flags},
+              {"flag_names", std::move(flag_names)},
+              {"sqpoll", ring.sqpoll()},
+              {"source", ring_source_name(ring.source)},
+              {"avg_batch", ring.avg_batch()},
+              {"counters", counters_json(ring.counters)},
+              {"ops", ops_json(ring.ops)}};
+}
+
+Json finding_json(const Finding& finding) {
+  Json evidence = Json::object();
+  for (const Evidence& e : finding.evidence) {
+    std::visit([&](const auto& value) { evidence[e.key] = value; }, e.value);
+  }
+  return Json{{"tag", finding.tag},
+              {"severity", severity_label(finding.severity)},
+              {"ring", finding.ring ? Json(*finding.ring) : Json(nullptr)},
+              {"op", finding.opcode ? Json(opcode_name(*finding.opcode)) : Json(nullptr)},
+              {"opcode", finding.opcode ? Json(*finding.opcode) : Json(nullptr)},
+              {"message", finding.message},
+              {"suggestion", finding.suggestion},
+              {"evidence", std::move(evidence)}};
+}
+
+Json render_json(const Snapshot& snap, const std::vector<Finding>& findings) {
+  Json rings = Json::array();
+  for (const Ring& ring : snap.rings) rings.push_back(ring_json(ring));
+  Json found = Json::array();
+  for (const Finding& f : findings) found.push_back(finding_json(f));
+
+  // leak, hazards and end_to_end are left out until something measures them: a zero
+  // there would read as "checked, none found".
+  return Json{{"tool", "uringscope"},
+              {"schema", kJsonSchema},
+              {"tool_version", snap.tool_version},
+              {"wall_ns", snap.wall_ns},
+              {"ncpus", snap.ncpus},
+              {"kernel", kernel_json(snap.kernel)},
+              {"target", target_json(snap.target)},
+              {"counters", counters_json(snap.totals)},
+              {"ops", ops_json(snap.ops)},
+              {"rings", std::move(rings)},
+              {"tool_stats", tool_stats_json(snap.tool)},
+              {"findings", std::move(found)}};
+}
+
+}  // namespace uringscope

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: MIT
+// JSON schema 2 over the hand-built snapshot of report_text_test.cpp. Expected values
+// come from the fixture's numbers (see the derivations there), not from the renderer.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "uringscope/report.h"
+
+namespace uringscope::report_test {
+
+// Defined in report_text_test.cpp.
+Histogram read_histogram();
+Snapshot report_fixture();
+std::vector<Finding> report_findings();
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::set<std::string> keys_of(const Json& object) {
+  std::set<std::string> keys;
+  for (const auto& [key, value] : object.items()) keys.insert(key);
+  return keys;
+}
+
+const Json& op_named(const Json& ops, const std::string& name) {
+  for (const Json& op : ops)
+    if (op.at("op") == name) return op;
+  ADD_FAILURE() << "no op " << name;
+  static const Json missing;
+  return missing;
+}
+
+class ReportJson : public ::testing::Test {
+ protected:
+  Snapshot snap = report_fixture();
+  std::vector<Finding> findings = report_findings();
+  Json j = render_json(snap, findings);
+};
+
+TEST_F(ReportJson, TopLevelKeysAndIdentity) {
+  EXPECT_EQ(keys_of(j), (std::set<std::string>{"tool", "schema", "tool_version", "wall_ns", "ncpus",
+                                               "kernel", "target", "counters", "ops", "rings",
+                                               "tool_stats", "findings"}));
+  // Not measured yet: absent rather than a zero that would read as "checked, clean".
+  EXPECT_FALSE(j.contains("leak"));
+  EXPECT_FALSE(j.contains("hazards"));
+  EXPECT_FALSE(j.contains("end_to_end"));
+
+  EXPECT_EQ(j.at("tool"), "uringscope");
+  ASSERT_TRUE(j.at("schema").is_number_integer());
+  EXPECT_EQ(j.at("schema").get<int>(), 2);
+  EXPECT_EQ(j.at("tool_version"), "0.1.0");
+  ASSERT_TRUE(j.at("wall_ns").is_number_unsigned());
+  EXPECT_EQ(j.at("wall_ns").get<uint64_t>(), 12'400'000'000u);
+  EXPECT_EQ(j.at("ncpus").get<unsigned>(), 8u);
+  // Stable order: the schema's order, starting with the identity fields.
+  EXPECT_EQ(j.begin().key(), "tool");
+}
+
+TEST_F(ReportJson, KernelAndTarget) {
+  const Json& k = j.at("kernel");
+  EXPECT_EQ(k.at("release"), "6.18.44");
+  EXPECT_EQ(k.at("tier"), "full");
+  EXPECT_EQ(k.at("features"), (Json{{"submit", true}, {"punt", false}}));
+  EXPECT_TRUE(k.at("features").at("submit").is_boolean());
+  EXPECT_EQ(k.at("feature_detail").at("punt"), "io_uring_queue_async_work missing from BTF");
+  EXPECT_EQ(k.at("feature_detail").at("submit"), "io_uring_submit_req");
+
+  const Json& t = j.at("target");
+  EXPECT_EQ(t.at("mode"), "pid");
+  EXPECT_EQ(t.at("pids"), (Json{31337, 4242}));
+  EXPECT_TRUE(t.at("command").is_array());
+  EXPECT_TRUE(t.at("command").empty());
+}
+
+TEST_F(ReportJson, CountersAreEveryFieldAsIntegers) {
+  std::set<std::string> names;
+  for (const CounterField& f : kCounterFields) names.insert(std::string(f.name));
+  const Json& c = j.at("counters");
+  EXPECT_EQ(keys_of(c), names);
+  for (const auto& [key, value] : c.items()) EXPECT_TRUE(value.is_number_unsigned()) << key;
+  // All rings together: 1,209,544 + 5,000 + 3.
+  EXPECT_EQ(c.at("submissions").get<uint64_t>(), 1'214'547u);
+  EXPECT_EQ(c.at("enter_calls").get<uint64_t>(), 1'204'345u);
+  EXPECT_EQ(c.at("cq_overflows").get<uint64_t>(), 7u);
+  EXPECT_EQ(c.at("untracked_completions").get<uint64_t>(), 12u);
+  EXPECT_FALSE(c.contains("avg_batch"));
+}
+
+TEST_F(ReportJson, OpsMergedOverRingsInOpcodeOrder) {
+  const Json& ops = j.at("ops");
+  ASSERT_EQ(ops.size(), 5u);
+  std::vector<unsigned> opcodes;
+  for (const Json& op : ops) opcodes.push_back(op.at("opcode").get<unsigned>());
+  EXPECT_EQ(opcodes, (std::vector<unsigned>{0, 3, 22, 23, 27}));
+  EXPECT_EQ(ops[0].at("op"), "NOP");
+  EXPECT_EQ(ops[4].at("op"), "RECV");
+  EXPECT_EQ(op_named(ops, "RECV").at("untracked").get<uint64_t>(), 12u);
+}
+
+TEST_F(ReportJson, OpShapeAndValues) {
+  const Json& read = op_named(j.at("ops"), "READ");
+  EXPECT_EQ(keys_of(read),
+            (std::set<std::string>{"op", "opcode", "submitted", "completed", "untracked", "punted",
+                                   "punt_pct", "errors", "multishot_cqes", "avg_ns", "p50_ns",
+                                   "p99_ns", "max_ns", "log2_hist"}));
+  for (const char* key : {"opcode", "submitted", "completed", "untracked", "punted", "errors",
+                          "multishot_cqes", "avg_ns", "p50_ns", "p99_ns", "max_ns"})
+    EXPECT_TRUE(read.at(key).is_number_integer()) << key;
+  EXPECT_TRUE(read.at("punt_pct").is_number_float());
+
+  EXPECT_EQ(read.at("opcode").get<unsigned>(), 22u);
+  EXPECT_EQ(read.at("submitted").get<uint64_t>(), 1'102'238u);
+  EXPECT_EQ(read.at("completed").get<uint64_t>(), 1'102'236u);
+  EXPECT_EQ(read.at("punted").get<uint64_t>(), 695'512u);
+  EXPECT_NEAR(read.at("punt_pct").get<double>(), 63.09998, 1e-4);
+  EXPECT_EQ(read.at("avg_ns").get<uint64_t>(), 151'622u);  // 167,124,000,000 / 1,102,236
+  EXPECT_EQ(read.at("max_ns").get<uint64_t>(), 9'100'000u);
+
+  // Percentiles are the histogram's own interpolation of the hand histogram, and land in
+  // the buckets that hold their ranks (551,118th and 1,091,214th of 1,102,236).
+  Histogram h = read_histogram();
+  uint64_t p50 = read.at("p50_ns").get<uint64_t>();
+  uint64_t p99 = read.at("p99_ns").get<uint64_t>();
+  EXPECT_EQ(p50, h.quantile_ns(0.5));
+  EXPECT_EQ(p99, h.quantile_ns(0.99));
+  EXPECT_GE(p50, 8192u);
+  EXPECT_LT(p50, 16384u);
+  EXPECT_GE(p99, 1u << 20);
+  EXPECT_LT(p99, 1u << 21);
+
+  const Json& hist = read.at("log2_hist");
+  ASSERT_TRUE(hist.is_array());
+  ASSERT_EQ(hist.size(), 40u);
+  for (std::size_t i = 0; i < hist.size(); ++i) {
+    ASSERT_TRUE(hist[i].is_number_integer());
+    uint64_t want = i == 13 ? 1'000'000 : i == 20 ? 102'000 : i == 23 ? 236 : 0;
+    EXPECT_EQ(hist[i].get<uint64_t>(), want) << "bucket " << i;
+  }
+}
+
+TEST_F(ReportJson, OpWithoutSamplesHasZeroLatency) {
+  OpStats op;
+  op.opcode = 200;  // beyond the table
+  op.submitted = 2;
+  Json o = op_json(op);
+  EXPECT_EQ(o.at("op"), "OP_200");
+  EXPECT_EQ(o.at("p50_ns").get<uint64_t>(), 0u);
+  EXPECT_EQ(o.at("avg_ns").get<uint64_t>(), 0u);
+  EXPECT_DOUBLE_EQ(o.at("punt_pct").get<double>(), 0.0);
+  EXPECT_TRUE(o.at("punt_pct").is_number_float());
+}
+
+TEST_F(ReportJson, Rings) {
+  const Json& rings = j.at("rings");
+  ASSERT_EQ(rings.size(), 3u);
+  std::set<std::string> ring_keys{"id", "fd", "pid", "comm", "sq_entries", "cq_entries", "flags",
+                                  "flag_names", "sqpoll", "source", "avg_batch", "counters", "ops"};
+  for (const Json& r : rings) {
+    EXPECT_EQ(keys_of(r), ring_keys);
+    EXPECT_EQ(keys_of(r.at("counters")), keys_of(j.at("counters")));
+    EXPECT_TRUE(r.at("avg_batch").is_number_float());
+  }
+
+  const Json& r0 = rings[0];
+  EXPECT_EQ(r0.at("id").get<unsigned>(), 0u);
+  ASSERT_TRUE(r0.at("fd").is_number_integer());
+  EXPECT_EQ(r0.at("fd").get<int>(), 5);
+  EXPECT_EQ(r0.at("pid").get<unsigned>(), 31337u);
+  EXPECT_EQ(r0.at("comm"), "myapp");
+  EXPECT_EQ(r0.at("sq_entries").get<unsigned>(), 256u);
+  EXPECT_EQ(r0.at("cq_entries").get<unsigned>(), 512u);
+  EXPECT_EQ(r0.at("flags").get<unsigned>(), 0u);
+  EXPECT_EQ(r0.at("flag_names"), Json::array());
+  EXPECT_EQ(r0.at("sqpoll"), false);
+  EXPECT_EQ(r0.at("source"), "create");
+  EXPECT_NEAR(r0.at("avg_batch").get<double>(), 1'209'544.0 / 1'204'332.0, 1e-12);
+  EXPECT_EQ(r0.at("counters").at("submissions").get<uint64_t>(), 1'209'544u);
+  ASSERT_EQ(r0.at("ops").size(), 3u);
+  EXPECT_EQ(r0.at("ops")[1].at("op"), "READ");
+  EXPECT_EQ(keys_of(r0.at("ops")[1]), keys_of(op_named(j.at("ops"), "READ")));
+
+  const Json& r1 = rings[1];
+  EXPECT_TRUE(r1.at("fd").is_null());  // unknown fd
+  EXPECT_EQ(r1.at("flags").get<unsigned>(), 10u);
+  EXPECT_EQ(r1.at("flag_names"), (Json{"SQPOLL", "CQSIZE"}));
+  EXPECT_EQ(r1.at("sqpoll"), true);
+  EXPECT_EQ(r1.at("source"), "fd_table");
+  EXPECT_DOUBLE_EQ(r1.at("avg_batch").get<double>(), 0.0);  // no submitting enters
+  EXPECT_EQ(r1.at("counters").at("cq_overflows").get<uint64_t>(), 7u);
+
+  EXPECT_EQ(rings[2].at("source"), "catch_all");
+  EXPECT_EQ(rings[2].at("comm"), "");
+}
+
+TEST_F(ReportJson, ToolStats) {
+  EXPECT_EQ(j.at("tool_stats"), (Json{{"rings_full", 9},
+                                      {"opstats_full", 0},
+                                      {"op_out_of_range", 0},
+                                      {"enter_no_ring", 0},
+                                      {"overflow_no_req", 0}}));
+}
+
+TEST_F(ReportJson, Findings) {
+  const Json& f = j.at("findings");
+  ASSERT_EQ(f.size(), 4u);
+  std::set<std::string> keys{"tag", "severity", "ring", "op", "opcode", "message", "suggestion",
+                             "evidence"};
+  for (const Json& one : f) EXPECT_EQ(keys_of(one), keys);
+
+  EXPECT_EQ(f[0].at("tag"), "OVERFLOW");
+  EXPECT_EQ(f[0].at("severity"), "CRIT");
+  EXPECT_EQ(f[0].at("ring").get<unsigned>(), 1u);
+  EXPECT_TRUE(f[0].at("op").is_null());
+  EXPECT_TRUE(f[0].at("opcode").is_null());
+  EXPECT_TRUE(f[0].at("evidence").at("cq_overflows").is_number_integer());
+
+  const Json& punt = f[1];
+  EXPECT_EQ(punt.at("tag"), "PUNT");
+  EXPECT_EQ(punt.at("severity"), "WARN");
+  EXPECT_EQ(punt.at("ring").get<unsigned>(), 0u);
+  EXPECT_EQ(punt.at("op"), "READ");
+  EXPECT_EQ(punt.at("opcode").get<unsigned>(), 22u);
+  EXPECT_EQ(punt.at("message"), findings[1].message);
+  EXPECT_EQ(punt.at("suggestion"), findings[1].suggestion);
+  const Json& ev = punt.at("evidence");
+  EXPECT_TRUE(ev.at("punt_pct").is_number_float());
+  EXPECT_DOUBLE_EQ(ev.at("punt_pct").get<double>(), 63.1);
+  EXPECT_TRUE(ev.at("punted").is_number_integer());
+  EXPECT_EQ(ev.at("punted").get<int64_t>(), 695'512);
+  EXPECT_EQ(ev.at("reason"), "buffered read miss");
+
+  EXPECT_EQ(f[2].at("severity"), "INFO");
+  EXPECT_EQ(f[3].at("tag"), "TOOL");
+  EXPECT_TRUE(f[3].at("ring").is_null());
+  EXPECT_TRUE(f[3].at("op").is_null());
+}
+
+TEST_F(ReportJson, RoundTripsThroughText) {
+  std::string dumped = j.dump();
+  EXPECT_EQ(Json::parse(dumped), j);
+  // A consumer using plain (sorted) json reads the same values.
+  nlohmann::json plain = nlohmann::json::parse(dumped);
+  EXPECT_EQ(plain.at("schema").get<int>(), 2);
+  EXPECT_EQ(plain.at("rings")[0].at("ops")[1].at("submitted").get<uint64_t>(), 1'102'238u);
+  EXPECT_DOUBLE_EQ(plain.at("findings")[1].at("evidence").at("punt_pct").get<double>(), 63.1);
+  EXPECT_TRUE(plain.at("findings")[3].at("ring").is_null());
+}
+
+TEST_F(ReportJson, LargeCountersStayExact) {
+  snap.rings[0].counters.completions = UINT64_MAX;
+  aggregate(snap);
+  snap.totals.completions = UINT64_MAX;  // the sum would wrap; set the total directly
+  Json big = render_json(snap, findings);
+  Json back = Json::parse(big.dump());
+  EXPECT_EQ(back.at("counters").at("completions").get<uint64_t>(), UINT64_MAX);
+  EXPECT_EQ(back.at("rings")[0].at("counters").at("completions").get<uint64_t>(), UINT64_MAX);
+}
+
+TEST(ReportJsonEmpty, EmptySnapshotKeepsTheShape) {
+  Snapshot snap;
+  snap.target.mode = TargetMode::Command;
+  snap.target.command = {"./myapp", "-x"};
+  aggregate(snap);
+  Json j = render_json(snap, {});
+  EXPECT_EQ(j.at("rings"), Json::array());
+  EXPECT_EQ(j.at("ops"), Json::array());
+  EXPECT_EQ(j.at("findings"), Json::array());
+  EXPECT_EQ(j.at("kernel").at("features"), Json::object());
+  EXPECT_EQ(j.at("target").at("mode"), "command");
+  EXPECT_EQ(j.at("target").at("command"), (Json{"./myapp", "-x"}));
+  EXPECT_EQ(j.at("counters").size(), kCounterFields.size());
+  EXPECT_EQ(Json::parse(j.dump()), j);
+}
+
+}  // namespace
+}  // namespace uringscope::report_test
