@@ -43,25 +43,47 @@ std::vector<int> parse_pid_list(const std::string& text) {
   return pids;
 }
 
+// Options that take their value as the next word, so the scan below does not mistake
+// that value for the start of the command.
+bool takes_separate_value(const std::string& arg) {
+  return arg == "-p" || arg == "--pid" || arg == "-d" || arg == "--duration";
+}
+
+struct Normalised {
+  std::vector<std::string> args;
+  bool command_after_dashes = false;  // the user wrote "--" before the command
+};
+
 // `--json` takes an optional file. Written `--json=FILE` it is unambiguous; written
 // `--json FILE`, the next word is taken as the file only when it ends in ".json" (or is
 // "-"), so that `uringscope --json ./myapp` runs ./myapp and prints JSON to stdout.
-std::vector<std::string> normalise_json_flag(std::vector<std::string> args) {
+// Only uringscope's own options are rewritten, never the command's.
+Normalised normalise_json_flag(std::vector<std::string> args) {
+  Normalised out;
   for (std::size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--") break;
-    if (args[i] != "--json") continue;
+    const std::string& arg = args[i];
+    if (arg == "--") {
+      out.command_after_dashes = true;
+      break;
+    }
+    if (arg.empty() || arg[0] != '-') break;  // the command starts here
+    if (takes_separate_value(arg)) {
+      ++i;
+      continue;
+    }
+    if (arg != "--json") continue;
+    const std::string next = i + 1 < args.size() ? args[i + 1] : "";
     const bool next_is_file =
-        i + 1 < args.size() &&
-        (args[i + 1] == "-" ||
-         (args[i + 1].size() > 5 && args[i + 1].compare(args[i + 1].size() - 5, 5, ".json") == 0));
+        next == "-" || (next.size() > 5 && next.compare(next.size() - 5, 5, ".json") == 0);
     if (next_is_file) {
-      args[i] = "--json=" + args[i + 1];
+      args[i] = "--json=" + next;
       args.erase(args.begin() + static_cast<std::ptrdiff_t>(i) + 1);
     } else {
       args[i] = "--json=-";
     }
   }
-  return args;
+  out.args = std::move(args);
+  return out;
 }
 
 }  // namespace
@@ -97,11 +119,9 @@ Options parse_options(int argc, const char* const* argv) {
   app.add_flag("--version", opts.version,
                "Version, kernel release, support tier and per-feature status");
 
-  std::vector<std::string> args;
-  for (int i = argc - 1; i > 0; --i) args.emplace_back(argv[i]);
-  std::vector<std::string> forward(args.rbegin(), args.rend());
-  forward = normalise_json_flag(std::move(forward));
-  args.assign(forward.rbegin(), forward.rend());  // CLI11 takes argv reversed
+  Normalised normalised = normalise_json_flag(std::vector<std::string>(argv + 1, argv + argc));
+  // CLI11 takes the words in reverse order.
+  std::vector<std::string> args(normalised.args.rbegin(), normalised.args.rend());
   try {
     app.parse(args);
   } catch (const CLI::ParseError& e) {
@@ -112,6 +132,11 @@ Options parse_options(int argc, const char* const* argv) {
 
   opts.command = app.remaining();
   if (!opts.command.empty() && opts.command.front() == "--") opts.command.erase(opts.command.begin());
+  // prefix_command() hands an unknown option over as if it started the command.
+  if (!opts.command.empty() && !normalised.command_after_dashes &&
+      opts.command.front().size() > 1 && opts.command.front()[0] == '-') {
+    throw UsageError(fmt::format("unknown option {}", opts.command.front()));
+  }
   if (!pid_text.empty()) opts.pids = parse_pid_list(pid_text);
   if (duration_opt->count()) {
     if (!std::isfinite(duration) || duration <= 0) {

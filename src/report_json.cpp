@@ -11,17 +11,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-// Mirrors severity_name() in rules.cpp; kept local so the renderers link without the
-// rules engine (tests, and tools that render a saved snapshot).
-std::string_view severity_label(Severity s) {
-  switch (s) {
-    case Severity::Info: return "INFO";
-    case Severity::Warn: return "WARN";
-    case Severity::Crit: return "CRIT";
-  }
-  return "INFO";
-}
-
 Json kernel_json(const KernelInfo& kernel) {
   Json features = Json::object();
   Json detail = Json::object();
@@ -108,7 +97,7 @@ Json finding_json(const Finding& finding) {
     std::visit([&](const auto& value) { evidence[e.key] = value; }, e.value);
   }
   return Json{{"tag", finding.tag},
-              {"severity", severity_label(finding.severity)},
+              {"severity", severity_name(finding.severity)},
               {"ring", finding.ring ? Json(*finding.ring) : Json(nullptr)},
               {"op", finding.opcode ? Json(opcode_name(*finding.opcode)) : Json(nullptr)},
               {"opcode", finding.opcode ? Json(*finding.opcode) : Json(nullptr)},

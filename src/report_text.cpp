@@ -19,17 +19,6 @@ constexpr std::size_t kLineWidth = 76;
 // Wrapping to a sliver of a line is worse than running past kLineWidth.
 constexpr std::size_t kMinWrap = 30;
 
-// Mirrors severity_name() in rules.cpp; kept local so the renderers link without the
-// rules engine (tests, and tools that render a saved snapshot).
-std::string_view severity_label(Severity s) {
-  switch (s) {
-    case Severity::Info: return "INFO";
-    case Severity::Warn: return "WARN";
-    case Severity::Crit: return "CRIT";
-  }
-  return "INFO";
-}
-
 std::string marker_if(bool marked) { return marked ? std::string(kMarker) : std::string(); }
 
 std::string join(const std::vector<std::string>& parts, std::string_view sep) {
@@ -230,7 +219,7 @@ void render_findings(std::ostream& out, const std::vector<Finding>& findings) {
     std::vector<std::string> lines = wrap_words(f.message, width);
     std::string tag = "[" + f.tag + "]";
     tag.resize(tag_width, ' ');
-    std::string lead = fmt::format("  {} {:<4}  ", tag, severity_label(f.severity));
+    std::string lead = fmt::format("  {} {:<4}  ", tag, severity_name(f.severity));
     if (lines.empty()) lines.emplace_back();
     for (std::size_t i = 0; i < lines.size(); ++i) {
       std::string line = (i == 0 ? lead : text_indent) + lines[i];

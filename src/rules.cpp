@@ -21,15 +21,6 @@
 
 namespace uringscope {
 
-std::string_view severity_name(Severity s) {
-  switch (s) {
-    case Severity::Info: return "INFO";
-    case Severity::Warn: return "WARN";
-    case Severity::Crit: return "CRIT";
-  }
-  return "INFO";
-}
-
 namespace {
 
 std::string ring_label(const Ring& ring) { return fmt::format("ring #{}", ring.id); }

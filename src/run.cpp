@@ -23,6 +23,7 @@
 #include "uringscope/probe.h"
 #include "uringscope/process.h"
 #include "uringscope/report.h"
+#include "uringscope/ring_fds.h"
 #include "uringscope/signals.h"
 #include "uringscope/snapshot_builder.h"
 #include "uringscope/system.h"
@@ -300,7 +301,8 @@ int run(const Options& opts) {
   tracer.detach();
   SnapshotContext context{URINGSCOPE_VERSION, end_ns - start_ns, online_cpus(), std::move(kernel),
                           targets.info};
-  const Snapshot snap = build_snapshot(tracer.read_tables(), std::move(context));
+  Snapshot snap = build_snapshot(tracer.read_tables(), std::move(context));
+  resolve_ring_fds_from_proc(snap.rings);
   const std::vector<Finding> findings = evaluate(snap);
   emit_reports(opts, snap, findings);
 

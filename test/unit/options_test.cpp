@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: MIT
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "uringscope/error.h"
+#include "uringscope/options.h"
+
+namespace uringscope {
+namespace {
+
+Options parse(std::initializer_list<const char*> args) {
+  std::vector<const char*> argv{"uringscope"};
+  argv.insert(argv.end(), args);
+  return parse_options(static_cast<int>(argv.size()), argv.data());
+}
+
+// The message a bad command line produces (the test fails if it parses).
+std::string error_of(std::initializer_list<const char*> args) {
+  try {
+    parse(args);
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected a usage error";
+  return {};
+}
+
+TEST(Options, CommandKeepsItsOwnFlags) {
+  Options o = parse({"./app", "-p", "5", "--json"});
+  EXPECT_EQ(o.command, (std::vector<std::string>{"./app", "-p", "5", "--json"}));
+  EXPECT_TRUE(o.pids.empty());
+  EXPECT_FALSE(o.json.has_value());
+}
+
+TEST(Options, DoubleDashStartsTheCommand) {
+  Options o = parse({"-d", "2.5", "--", "./app", "--x"});
+  EXPECT_EQ(o.command, (std::vector<std::string>{"./app", "--x"}));
+  ASSERT_TRUE(o.duration_s.has_value());
+  EXPECT_DOUBLE_EQ(*o.duration_s, 2.5);
+}
+
+TEST(Options, PidList) {
+  Options o = parse({"-p", "31337,42", "-d", "30"});
+  EXPECT_EQ(o.pids, (std::vector<int>{31337, 42}));
+  EXPECT_DOUBLE_EQ(o.duration_s.value(), 30.0);
+  EXPECT_TRUE(o.command.empty());
+}
+
+TEST(Options, SystemWideWithFlags) {
+  Options o = parse({"-a", "-v", "--keep-root"});
+  EXPECT_TRUE(o.all);
+  EXPECT_TRUE(o.verbose);
+  EXPECT_TRUE(o.keep_root);
+  EXPECT_FALSE(o.duration_s.has_value());
+}
+
+TEST(Options, JsonFileForms) {
+  EXPECT_EQ(parse({"--json=r.json", "-a"}).json, "r.json");
+  EXPECT_EQ(parse({"--json", "r.json", "-a"}).json, "r.json");
+  EXPECT_EQ(parse({"--json", "-", "-a"}).json, "-");
+  EXPECT_EQ(parse({"-a", "--json"}).json, "-");
+  EXPECT_EQ(parse({"--json", "--", "./app"}).json, "-");
+  EXPECT_EQ(parse({"-d", "3", "--json", "r.json", "-a"}).json, "r.json");
+}
+
+TEST(Options, AfterDoubleDashAnythingIsTheCommand) {
+  EXPECT_EQ(parse({"--", "-odd-name"}).command, (std::vector<std::string>{"-odd-name"}));
+}
+
+TEST(Options, BareJsonBeforeACommandDoesNotEatIt) {
+  Options o = parse({"--json", "./app", "arg"});
+  EXPECT_EQ(o.json, "-");
+  EXPECT_EQ(o.command, (std::vector<std::string>{"./app", "arg"}));
+}
+
+TEST(Options, VersionAndHelpNeedNoTarget) {
+  EXPECT_TRUE(parse({"--version"}).version);
+  Options help = parse({"-h"});
+  EXPECT_TRUE(help.help);
+  EXPECT_NE(help.help_text.find("Examples"), std::string::npos);
+  EXPECT_NE(help.help_text.find("--json"), std::string::npos);
+}
+
+TEST(Options, ErrorsSayWhatIsWrong) {
+  EXPECT_EQ(error_of({}), "nothing to trace: give a command, -p PID or -a");
+  EXPECT_EQ(error_of({"-p", "12x"}), "-p: '12x' is not a process id");
+  EXPECT_EQ(error_of({"-p", "1,,2"}), "-p: '' is not a process id");
+  EXPECT_EQ(error_of({"-p", "-4"}), "-p: '-4' is not a process id");
+  EXPECT_EQ(error_of({"-a", "-d", "0"}), "-d wants a positive number of seconds");
+  EXPECT_EQ(error_of({"-a", "-d", "-3"}), "-d wants a positive number of seconds");
+  EXPECT_EQ(error_of({"-a", "-p", "1"}),
+            "choose one target: a command, -p PID or -a (they cannot be combined)");
+  EXPECT_EQ(error_of({"-p", "1", "./app"}),
+            "choose one target: a command, -p PID or -a (they cannot be combined)");
+  EXPECT_NE(error_of({"-a", "-d", "soon"}).find("-d"), std::string::npos);
+  EXPECT_NE(error_of({"--bogus"}).find("--bogus"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace uringscope
