@@ -120,6 +120,41 @@ static __always_inline struct file *enter_fd_file(__u32 fd, bool registered)
 	return file;
 }
 
+/*
+ * task_struct.flags and signal_struct.flags bits (include/linux/sched.h,
+ * sched/signal.h). They are #defines, invisible to BTF, and have kept these values
+ * through 5.15-6.18.
+ */
+#define US_PF_EXITING 0x00000004u
+#define US_PF_IO_WORKER 0x00000010u /* io-wq workers and SQPOLL threads (5.12+) */
+#define US_PF_KTHREAD 0x00200000u
+#define US_SIGNAL_GROUP_EXIT 0x00000004u
+
+/*
+ * Whether the current task is the kernel tearing a process down: the exiting process
+ * itself (io_uring_cancel_generic() in do_exit) or a kworker running the ring's exit
+ * work. CQEs posted then are cancellations of requests the program abandoned.
+ */
+static __always_inline bool current_is_teardown(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	if (task->flags & (US_PF_EXITING | US_PF_KTHREAD))
+		return true;
+	return BPF_CORE_READ(task, signal, flags) & US_SIGNAL_GROUP_EXIT;
+}
+
+static __always_inline bool current_is_io_thread(void)
+{
+	return bpf_get_current_task_btf()->flags & US_PF_IO_WORKER;
+}
+
+/* The SQPOLL thread of a ring, 0 when it has none (or it has not started). */
+static __always_inline __u32 ctx_sqpoll_tid(struct io_ring_ctx *ctx)
+{
+	return BPF_CORE_READ(ctx, sq_data, thread, pid);
+}
+
 /* Name of the thread group leader: io-wq and SQPOLL threads report as their owner. */
 static __always_inline void current_leader_comm(char *comm, __u32 size)
 {

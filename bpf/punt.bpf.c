@@ -8,9 +8,26 @@
  *   usc_punt_515  (ctx, int rw, req, work, flags)                          5.15-5.17
  *
  * rw is io_wq_is_hashed(): 1 when the work is serialized per inode (buffered writes).
+ *
+ * The reason is read off the request at that moment, in this order: REQ_F_FORCE_ASYNC
+ * (IOSQE_ASYNC: no inline attempt was made; with it the file may not even be assigned
+ * yet, so nothing else can be told), hashed work, a regular file (the nonblocking
+ * buffered attempt could not be served from the page cache), anything else (the
+ * nonblocking attempt returned -EAGAIN and no poll could be armed).
  */
 #include "state.bpf.h"
 #include <bpf/bpf_tracing.h>
+
+static __always_inline enum us_op_counter punt_reason(__u64 flags, int hashed)
+{
+	if (req_has_flag(flags, US_RF_FORCE_ASYNC))
+		return US_OC_PUNT_FORCED;
+	if (hashed)
+		return US_OC_PUNT_HASHED;
+	if (req_has_flag(flags, US_RF_ISREG))
+		return US_OC_PUNT_REGFILE;
+	return US_OC_PUNT_EAGAIN;
+}
 
 static __always_inline void on_punt(struct io_kiocb *req, __u64 req_addr, int hashed, bool direct)
 {
@@ -20,6 +37,7 @@ static __always_inline void on_punt(struct io_kiocb *req, __u64 req_addr, int ha
 
 	if (w) {
 		w->state |= US_IF_PUNTED;
+		set_where(w, US_WHERE_IOWQ);
 		os = opstat_row(w->opstat);
 	} else {
 		ring = ring_lookup((__u64)req_ctx(req, direct));
@@ -27,8 +45,10 @@ static __always_inline void on_punt(struct io_kiocb *req, __u64 req_addr, int ha
 			return;
 		os = opstat_row(opstat_for(ring, req_opcode(req, direct)));
 	}
-	if (os)
-		opstat_count(os, US_OC_PUNTED);
+	if (!os)
+		return;
+	opstat_count(os, US_OC_PUNTED);
+	opstat_count(os, punt_reason(req_flags(req, direct), hashed));
 }
 
 SEC("tp_btf/io_uring_queue_async_work")

@@ -16,10 +16,15 @@
  *            usc_cqe_old      io_uring_complete(ctx, user_data, res, cflags) 5.15-5.17
  *   overflow usc_cqe_ovf      io_uring_cqe_overflow(ctx, user_data, res, cflags, ocqe)
  *                                                                            5.19+
+ *   failure  usc_req_failed   io_uring_req_failed(sqe, req, error)           6.0+
  */
 #include "state.bpf.h"
 #include "bits.bpf.h"
 #include <bpf/bpf_tracing.h>
+
+#define US_EINTR 4
+#define US_ECANCELED 125
+#define US_ERESTARTSYS 512 /* kernel-internal: a blocked io-wq request interrupted at exit */
 
 static __always_inline struct us_inflight *inflight_claim(struct us_inflight_bucket *b, __u64 req)
 {
@@ -33,44 +38,93 @@ static __always_inline struct us_inflight *inflight_claim(struct us_inflight_buc
 		return &b->way[0];
 	if (!b->way[1].req)
 		return &b->way[1];
-	/* Both ways hold live requests: evict the older and say so. */
+	/* Both ways hold live requests: evict the older and say so (requests that will
+	 * never post a CQE anyway are not a loss). */
 	w = b->way[0].start_ns <= b->way[1].start_ns ? &b->way[0] : &b->way[1];
-	if (!(w->state & US_IF_CQE_SKIP))
+	if (!(w->state & (US_IF_CQE_SKIP | US_IF_ABANDONED)))
 		ring_count(w->ring, US_RC_INFLIGHT_DROPS, 1);
 	return w;
+}
+
+static __always_inline void track(struct us_inflight *w, __u64 req_addr, __u64 user_data,
+				  __u32 ring, __u32 row, __u8 opcode, __u8 state)
+{
+	w->start_ns = bpf_ktime_get_ns();
+	w->user_data = user_data;
+	w->opstat = row;
+	w->ring = ring;
+	w->opcode = opcode;
+	w->state = state;
+	w->req = req_addr;
+}
+
+static __always_inline void index_by_udata(__u32 ring, __u64 user_data, __u64 req_addr)
+{
+	struct us_udata_slot *u = udata_slot(ring, user_data);
+
+	if (u) {
+		u->user_data = user_data;
+		u->ring = ring;
+		u->req = req_addr;
+	}
+}
+
+/* The ring row of ctx; a ring created before attach (or missed by the fd walk) is
+ * adopted here, at its first request. */
+static __always_inline __u32 ring_of_request(struct io_ring_ctx *ctx)
+{
+	struct us_ctx_geometry g = {};
+	struct us_ring_seed seed = {};
+	__u32 ring = ring_lookup((__u64)ctx);
+
+	if (ring != US_NO_RING)
+		return ring;
+	ctx_geometry(ctx, &g);
+	seed.ctx = (__u64)ctx;
+	seed.tgid = bpf_get_current_pid_tgid() >> 32;
+	seed.fd = -1;
+	seed.sq_entries = g.sq_entries;
+	seed.cq_entries = g.cq_entries;
+	seed.setup_flags = g.flags;
+	seed.source = US_RING_FROM_SUBMIT;
+	seed.sq_tid = (g.flags & US_SETUP_SQPOLL) ? ctx_sqpoll_tid(ctx) : 0;
+	return ring_add(&seed, false);
+}
+
+/*
+ * SQPOLL rings submit from their kernel thread. When the thread was not known when the
+ * ring got its row (it starts after io_uring_create, or the ring was adopted), learn it
+ * from the first submit it makes, so its sleeps can be timed.
+ */
+static __always_inline void learn_sqpoll_thread(__u32 ring)
+{
+	struct us_ring_info *info;
+	__u32 tid;
+
+	if (!current_is_io_thread() || ring == US_RING_CATCHALL)
+		return;
+	info = ring_info_row(ring);
+	if (!info || info->sq_tid || !(info->setup_flags & US_SETUP_SQPOLL))
+		return;
+	tid = (__u32)bpf_get_current_pid_tgid();
+	info->sq_tid = tid;
+	thread_add(tid, info->tgid, US_THREAD_SQPOLL, ring);
 }
 
 /* req_addr: the io_kiocb address as a number (see tp_arg_bits). */
 static __always_inline void on_submit(struct io_kiocb *req, __u64 req_addr, bool direct)
 {
 	struct us_inflight_bucket *b;
-	struct us_udata_slot *u;
 	struct us_inflight *w;
 	struct us_opstat *os;
-	struct io_ring_ctx *ctx;
 	__u64 flags, user_data;
 	__u32 ring, row;
 	__u8 opcode;
 
 	if (!current_is_target())
 		return;
-	ctx = req_ctx(req, direct);
-	ring = ring_lookup((__u64)ctx);
-	if (ring == US_NO_RING) {
-		/* A ring created before attach (or missed by the fd walk): adopt it now. */
-		struct us_ctx_geometry g = {};
-		struct us_ring_seed seed = {};
-
-		ctx_geometry(ctx, &g);
-		seed.ctx = (__u64)ctx;
-		seed.tgid = bpf_get_current_pid_tgid() >> 32;
-		seed.fd = -1;
-		seed.sq_entries = g.sq_entries;
-		seed.cq_entries = g.cq_entries;
-		seed.setup_flags = g.flags;
-		seed.source = US_RING_FROM_SUBMIT;
-		ring = ring_add(&seed, false);
-	}
+	ring = ring_of_request(req_ctx(req, direct));
+	learn_sqpoll_thread(ring);
 	opcode = req_opcode(req, direct);
 	row = opstat_for(ring, opcode);
 	os = opstat_row(row);
@@ -84,20 +138,9 @@ static __always_inline void on_submit(struct io_kiocb *req, __u64 req_addr, bool
 	w = inflight_claim(b, req_addr);
 	flags = req_flags(req, direct);
 	user_data = req_user_data(req, direct);
-	w->start_ns = bpf_ktime_get_ns();
-	w->user_data = user_data;
-	w->opstat = row;
-	w->ring = ring;
-	w->opcode = opcode;
-	w->state = req_has_flag(flags, US_RF_CQE_SKIP) ? US_IF_CQE_SKIP : 0;
-	w->req = req_addr;
-
-	u = udata_slot(ring, user_data);
-	if (u) {
-		u->user_data = user_data;
-		u->ring = ring;
-		u->req = req_addr;
-	}
+	track(w, req_addr, user_data, ring, row, opcode,
+	      req_has_flag(flags, US_RF_CQE_SKIP) ? US_IF_CQE_SKIP : 0);
+	index_by_udata(ring, user_data, req_addr);
 }
 
 static __always_inline void record_latency(struct us_opstat *os, __u64 lat)
@@ -109,16 +152,55 @@ static __always_inline void record_latency(struct us_opstat *os, __u64 lat)
 		os->counters[US_OC_LAT_MAX_NS] = lat;
 }
 
+/* Per-(ring, op, errno) counts, so the report can name the codes behind an error rate. */
+static __always_inline void count_errno(const struct us_opstat *os, __s32 res)
+{
+	struct us_errno_key key = {
+		.ring = os->ring,
+		.opcode = (__u16)os->opcode,
+		.err = (__u16)(-res),
+	};
+	__u64 one = 1, *n;
+
+	n = bpf_map_lookup_elem(&errnos, &key);
+	if (n) {
+		__sync_fetch_and_add(n, 1);
+		return;
+	}
+	if (!bpf_map_update_elem(&errnos, &key, &one, BPF_NOEXIST))
+		return;
+	n = bpf_map_lookup_elem(&errnos, &key); /* another CPU inserted it first */
+	if (n)
+		__sync_fetch_and_add(n, 1);
+	else
+		tool_count(US_TOOL_ERRNO_FULL);
+}
+
 static __always_inline void count_cqe(struct us_opstat *os, __s32 res, __u32 cflags)
 {
 	opstat_count(os, US_OC_COMPLETED);
-	if (res < 0 && res != -US_EAGAIN)
+	if (res < 0 && res != -US_EAGAIN) {
 		opstat_count(os, US_OC_ERRORS);
+		count_errno(os, res);
+	}
 	if (cflags & US_CQE_F_MORE)
 		opstat_count(os, US_OC_MULTISHOT_CQES);
 }
 
-/* A CQE of a request we saw submitted. The final CQE (no F_MORE) ends it. */
+/* A cancellation posted while the request's owner is being torn down: by the exiting
+ * task, a kworker running the ring's exit work, or an io-wq worker whose blocking call
+ * the exit interrupted. */
+static __always_inline bool abandoned_cqe(__s32 res)
+{
+	return (res == -US_ECANCELED || res == -US_EINTR || res == -US_ERESTARTSYS) &&
+	       current_is_teardown();
+}
+
+/*
+ * A CQE of a request we saw submitted. The final CQE (no F_MORE) ends it, except when
+ * the kernel posts it because the owner exited: that request was abandoned, not
+ * completed, and stays in the table for the leak scan.
+ */
 static __always_inline void complete_tracked(struct us_inflight *w, __s32 res, __u32 cflags)
 {
 	struct us_opstat *os = opstat_row(w->opstat);
@@ -128,7 +210,14 @@ static __always_inline void complete_tracked(struct us_inflight *w, __s32 res, _
 	count_cqe(os, res, cflags);
 	if (cflags & US_CQE_F_MORE)
 		return;
-	record_latency(os, bpf_ktime_get_ns() - w->start_ns);
+	if (abandoned_cqe(res)) {
+		opstat_count(os, US_OC_CANCELLED_AT_EXIT);
+		w->state |= US_IF_ABANDONED;
+		return;
+	}
+	/* A request rejected before issue has no latency worth a sample. */
+	if (!(w->state & US_IF_FAILED))
+		record_latency(os, bpf_ktime_get_ns() - w->start_ns);
 	w->req = 0;
 }
 
@@ -162,6 +251,8 @@ static __always_inline void complete_untracked(__u32 ring, __u64 req_addr, __s32
 		return;
 	count_cqe(os, res, cflags);
 	opstat_count(os, US_OC_UNTRACKED);
+	if (abandoned_cqe(res))
+		opstat_count(os, US_OC_CANCELLED_AT_EXIT);
 }
 
 /*
@@ -253,5 +344,38 @@ int BPF_PROG(usc_cqe_ovf, void *ring_ctx, __u64 user_data, __s32 res, __u32 cfla
 		complete_tracked(w, res, cflags);
 	else
 		tool_count(US_TOOL_OVERFLOW_NO_REQ);
+	return 0;
+}
+
+/*
+ * io_init_req() (prep included) rejected the SQE: the request never fires the submit
+ * tracepoint, but still posts a CQE with the error. By then an out-of-range opcode has
+ * been reset to 0 in req->opcode, so the opcode comes from the SQE itself.
+ */
+SEC("tp_btf/io_uring_req_failed")
+int BPF_PROG(usc_req_failed, const struct io_uring_sqe *sqe, struct io_kiocb *req, int error)
+{
+	struct us_inflight_bucket *b;
+	struct us_opstat *os;
+	__u64 req_addr, user_data;
+	__u32 ring, row;
+	__u8 opcode;
+
+	if (!current_is_target())
+		return 0;
+	req_addr = tp_arg_bits(ctx, 1);
+	ring = ring_of_request(req->ctx);
+	opcode = (__u8)op_slot(sqe->opcode);
+	row = opstat_for(ring, opcode);
+	os = opstat_row(row);
+	if (!os)
+		return 0;
+	opstat_count(os, US_OC_FAILED);
+	b = inflight_bucket(req_addr);
+	if (!b)
+		return 0;
+	user_data = sqe->user_data;
+	track(inflight_claim(b, req_addr), req_addr, user_data, ring, row, opcode, US_IF_FAILED);
+	index_by_udata(ring, user_data, req_addr);
 	return 0;
 }

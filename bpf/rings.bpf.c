@@ -23,6 +23,7 @@ int BPF_PROG(usc_create, int fd, void *ring_ctx, __u32 sq_entries, __u32 cq_entr
 	seed.cq_entries = cq_entries;
 	seed.setup_flags = flags;
 	seed.source = US_RING_FROM_CREATE;
+	seed.sq_tid = (flags & US_SETUP_SQPOLL) ? ctx_sqpoll_tid(ring_ctx) : 0;
 	ring_add(&seed, true);
 	return 0;
 }
@@ -69,6 +70,7 @@ int usc_ring_fds(struct bpf_iter__task_file *it)
 	seed.cq_entries = g.cq_entries;
 	seed.setup_flags = g.flags;
 	seed.source = US_RING_FROM_FDS;
+	seed.sq_tid = (g.flags & US_SETUP_SQPOLL) ? ctx_sqpoll_tid(ctx) : 0;
 	ring_add(&seed, false);
 	return 0;
 }
@@ -107,6 +109,9 @@ int usc_enter(struct trace_event_raw_sys_enter *args)
 	if (!rs)
 		return 0;
 	__sync_fetch_and_add(&rs->counters[US_RC_ENTER_CALLS], 1);
+	/* The SQPOLL thread had gone to sleep and the program had to wake it. */
+	if (flags & US_ENTER_SQ_WAKEUP)
+		__sync_fetch_and_add(&rs->counters[US_RC_SQ_WAKEUPS], 1);
 	if (to_submit) {
 		__sync_fetch_and_add(&rs->counters[US_RC_ENTER_SUBMIT_CALLS], 1);
 		__sync_fetch_and_add(&rs->counters[US_RC_TO_SUBMIT_SUM], to_submit);

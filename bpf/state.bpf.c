@@ -11,6 +11,8 @@ struct us_inflight_map inflight SEC(".maps");
 struct us_udata_map udata SEC(".maps");
 struct us_targets_map targets SEC(".maps");
 struct us_ring_cache_map ring_cache SEC(".maps");
+struct us_errnos_map errnos SEC(".maps");
+struct us_threads_map threads SEC(".maps");
 
 const volatile bool filter_tgids = false;
 const volatile __u32 max_rings = US_DEFAULT_MAX_RINGS;

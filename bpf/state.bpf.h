@@ -77,6 +77,21 @@ struct us_targets_map {
 	__type(value, __u64);
 };
 
+struct us_errnos_map {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, US_DEFAULT_ERRNO_ENTRIES);
+	__type(key, struct us_errno_key);
+	__type(value, __u64);
+};
+
+/* io threads of the targets, by tid. */
+struct us_threads_map {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, US_DEFAULT_THREAD_ENTRIES);
+	__type(key, __u32);
+	__type(value, struct us_thread);
+};
+
 struct us_ring_cache {
 	__u64 ctx;
 	__u32 ring;
@@ -99,6 +114,8 @@ extern struct us_inflight_map inflight SEC(".maps");
 extern struct us_udata_map udata SEC(".maps");
 extern struct us_targets_map targets SEC(".maps");
 extern struct us_ring_cache_map ring_cache SEC(".maps");
+extern struct us_errnos_map errnos SEC(".maps");
+extern struct us_threads_map threads SEC(".maps");
 
 /* Set by userspace before load. */
 extern const volatile bool filter_tgids;
@@ -117,6 +134,17 @@ extern __u64 us_tool[US_TOOL__COUNT];
 static __always_inline void tool_count(enum us_tool_counter c)
 {
 	__sync_fetch_and_add(&us_tool[c], 1);
+}
+
+/* Remembers an io thread of a target; a full table is counted, never fatal. */
+static __always_inline void thread_add(__u32 tid, __u32 tgid, __u32 kind, __u32 ring)
+{
+	struct us_thread t = { .tgid = tgid, .kind = kind, .ring = ring,
+			       .first_ns = bpf_ktime_get_ns() };
+
+	if (bpf_map_update_elem(&threads, &tid, &t, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(&threads, &tid))
+		tool_count(US_TOOL_THREADS_FULL);
 }
 
 static __always_inline bool is_target_tgid(__u32 tgid)
@@ -183,6 +211,7 @@ struct us_ring_seed {
 	__u32 cq_entries;
 	__u32 setup_flags;
 	__u32 source;
+	__u32 sq_tid;
 };
 
 /*
@@ -204,6 +233,7 @@ static __always_inline __u32 ring_add(const struct us_ring_seed *seed, bool repl
 		info = bpf_map_lookup_elem(&ring_info, &row);
 	}
 	if (info) {
+		info->sq_tid = seed->sq_tid;
 		info->first_ns = bpf_ktime_get_ns();
 		info->tgid = seed->tgid;
 		info->fd = seed->fd;
@@ -223,6 +253,8 @@ static __always_inline __u32 ring_add(const struct us_ring_seed *seed, bool repl
 	}
 	if (replace)
 		__sync_fetch_and_add(&ring_epoch, 1);
+	if (seed->sq_tid && row != US_RING_CATCHALL)
+		thread_add(seed->sq_tid, seed->tgid, US_THREAD_SQPOLL, row);
 	return row;
 }
 
@@ -288,6 +320,23 @@ static __always_inline struct us_opstat *opstat_row(__u32 row)
 static __always_inline void opstat_count(struct us_opstat *os, enum us_op_counter c)
 {
 	__sync_fetch_and_add(&os->counters[c], 1);
+}
+
+static __always_inline struct us_ring_info *ring_info_row(__u32 ring)
+{
+	return bpf_map_lookup_elem(&ring_info, &ring);
+}
+
+/* Largest-so-far update of a counter slot; a lost race under-reports by one sample. */
+static __always_inline void counter_max(__u64 *slot, __u64 value)
+{
+	if (value > *slot)
+		*slot = value;
+}
+
+static __always_inline void set_where(struct us_inflight *w, __u32 where)
+{
+	w->state = (w->state & ~US_IF_WHERE_MASK) | (where << US_IF_WHERE_SHIFT);
 }
 
 static __always_inline struct us_inflight_bucket *inflight_bucket(__u64 req)

@@ -36,6 +36,8 @@
 #define US_DEFAULT_OPSTAT_SLOTS 4096
 #define US_DEFAULT_INFLIGHT_BUCKETS 32768
 #define US_DEFAULT_UDATA_SLOTS 65536
+#define US_DEFAULT_ERRNO_ENTRIES 4096
+#define US_DEFAULT_THREAD_ENTRIES 8192
 #define US_RING_CATCHALL 0
 #define US_OPSTAT_CATCHALL 0
 
@@ -44,9 +46,23 @@ enum us_ring_counter {
 	US_RC_ENTER_CALLS,        /* io_uring_enter() calls naming this ring */
 	US_RC_ENTER_SUBMIT_CALLS, /* ... of which had to_submit > 0 */
 	US_RC_TO_SUBMIT_SUM,      /* sum of to_submit over all enter calls */
+	US_RC_SQ_WAKEUPS,         /* ... of which carried IORING_ENTER_SQ_WAKEUP */
 	US_RC_UNTRACKED_CQES,     /* CQEs with neither a known request nor an opcode */
 	US_RC_INFLIGHT_DROPS,     /* tracked requests evicted from the in-flight table */
 	US_RC_CQ_OVERFLOWS,       /* io_uring_cqe_overflow events */
+	US_RC_SHORT_WRITES,       /* io_uring_short_write events */
+	US_RC_TASK_ADDS,          /* io_uring_task_add: completions queued as task work */
+	US_RC_TW_RUNS,            /* io_uring_task_work_run with items, attributed via tctx->last */
+	US_RC_TW_ITEMS,           /* ... items they ran */
+	US_RC_LOCAL_TW_RUNS,      /* io_uring_local_work_run (DEFER_TASKRUN) with items */
+	US_RC_LOCAL_TW_ITEMS,
+	US_RC_LOCAL_TW_PENDING_NS, /* ktime when local task work was first queued and not yet
+				    * run, 0 when none is waiting: a timestamp, not a count */
+	US_RC_LOCAL_TW_LAG_MAX_NS, /* longest wait from queueing to a local_work_run */
+	US_RC_SQPOLL_OFFCPU_NS,   /* time the ring's SQPOLL thread spent switched out */
+	US_RC_SQPOLL_OUT_NS,      /* ktime of its current switch-out, 0 while on CPU */
+	US_RC_SQPOLL_SLEEPS,      /* voluntary switch-outs (idle sleeps) of that thread */
+	US_RC_SQPOLL_PREEMPTS,    /* involuntary ones */
 	US_RC__COUNT,
 };
 
@@ -59,9 +75,17 @@ enum us_op_counter {
 	US_OC_SUBMITTED,      /* submit events */
 	US_OC_COMPLETED,      /* CQEs posted, tracked or not, overflowed ones included */
 	US_OC_UNTRACKED,      /* ... of which for requests never seen submitted */
-	US_OC_PUNTED,         /* io_uring_queue_async_work events */
+	US_OC_PUNTED,         /* io_uring_queue_async_work events, split below by reason */
+	US_OC_PUNT_FORCED,    /* ... REQ_F_FORCE_ASYNC (IOSQE_ASYNC): no inline attempt */
+	US_OC_PUNT_HASHED,    /* ... hashed work: buffered writes, serialized per inode */
+	US_OC_PUNT_REGFILE,   /* ... other regular-file work (buffered read missing the cache) */
+	US_OC_PUNT_EAGAIN,    /* ... anything else: the nonblocking attempt returned -EAGAIN */
 	US_OC_ERRORS,         /* CQEs with res < 0, -EAGAIN excluded */
 	US_OC_MULTISHOT_CQES, /* CQEs carrying IORING_CQE_F_MORE */
+	US_OC_FAILED,         /* io_uring_req_failed: rejected before issue (bad SQE) */
+	US_OC_POLL_ARMED,     /* io_uring_poll_arm: waited for readiness, then retried */
+	US_OC_POLL_ARMED_REG, /* ... on a regular file */
+	US_OC_CANCELLED_AT_EXIT, /* -ECANCELED CQEs posted while the owner was exiting */
 	US_OC_LAT_SUM_NS,     /* sum of the latencies in hist[] */
 	US_OC_LAT_MAX_NS,     /* largest latency in hist[] */
 	US_OC__COUNT,
@@ -91,11 +115,23 @@ struct us_ring_info {
 	__u32 setup_flags; /* IORING_SETUP_* */
 	__u32 source;      /* enum us_ring_source */
 	char comm[16];     /* thread-group leader's comm */
+	__u32 sq_tid;      /* SQPOLL thread, 0 when none or not seen yet */
+	__u32 pad;
 };
 
 /* In-flight request state (struct us_inflight.state bits). */
-#define US_IF_PUNTED (1u << 0)   /* went to io-wq */
-#define US_IF_CQE_SKIP (1u << 1) /* IOSQE_CQE_SKIP_SUCCESS: success posts no CQE */
+#define US_IF_PUNTED (1u << 0)    /* went to io-wq at some point */
+#define US_IF_CQE_SKIP (1u << 1)  /* IOSQE_CQE_SKIP_SUCCESS: success posts no CQE */
+#define US_IF_FAILED (1u << 2)    /* rejected before issue: its CQE carries no latency */
+#define US_IF_ABANDONED (1u << 3) /* cancelled by the kernel because its owner exited */
+/* Where the request was last seen waiting (bits 4-5): a request still in flight at the
+ * end is a leak or a legitimate wait depending on this. */
+#define US_IF_WHERE_SHIFT 4
+#define US_IF_WHERE_MASK (3u << US_IF_WHERE_SHIFT)
+#define US_WHERE_ISSUED 0u   /* submitted, nothing seen since */
+#define US_WHERE_POLL 1u     /* armed poll: waiting for the file to become ready */
+#define US_WHERE_IOWQ 2u     /* handed to an io-wq worker */
+#define US_WHERE_TASKWORK 3u /* finished in the kernel, its completion queued as task work */
 
 struct us_inflight {
 	__u64 req;       /* io_kiocb address; 0 = empty way */
@@ -112,6 +148,24 @@ struct us_inflight_bucket {
 	struct us_inflight way[2];
 };
 
+/* Per-(ring, opcode, errno) error counts, for the top error codes of each op. */
+struct us_errno_key {
+	__u32 ring;
+	__u16 opcode;
+	__u16 err; /* positive errno */
+};
+
+/* Threads of the targets: SQPOLL threads (keyed to their ring) and io-wq workers. */
+#define US_THREAD_SQPOLL 1u
+#define US_THREAD_WORKER 2u
+struct us_thread {
+	__u32 tgid;
+	__u32 kind; /* US_THREAD_* */
+	__u32 ring; /* SQPOLL threads: their ring's row */
+	__u32 pad;
+	__u64 first_ns;
+};
+
 struct us_udata_slot {
 	__u64 user_data;
 	__u64 req;  /* io_kiocb address */
@@ -126,6 +180,8 @@ enum us_tool_counter {
 	US_TOOL_OP_OUT_OF_RANGE, /* opcodes >= US_OP_OTHER */
 	US_TOOL_ENTER_NO_RING,   /* enter calls on a ring we could not resolve */
 	US_TOOL_OVERFLOW_NO_REQ, /* overflowed CQEs whose request was not tracked */
+	US_TOOL_ERRNO_FULL,      /* error CQEs whose errno found no room in the errno table */
+	US_TOOL_THREADS_FULL,    /* io threads not recorded: the thread table was full */
 	US_TOOL__COUNT,
 };
 
@@ -143,7 +199,10 @@ enum us_req_flag {
 
 /* io_uring UAPI constants the BPF side needs (stable ABI). */
 #define US_CQE_F_MORE (1u << 1)
+#define US_ENTER_SQ_WAKEUP (1u << 1)
 #define US_ENTER_REGISTERED_RING (1u << 4)
+#define US_SETUP_SQPOLL (1u << 1)
+#define US_SETUP_DEFER_TASKRUN (1u << 13)
 #define US_SETUP_REGISTERED_FD_ONLY (1u << 15)
 
 #endif /* URINGSCOPE_ABI_H */

@@ -78,6 +78,8 @@ std::string format_duration(uint64_t ns) {
   return fmt::format("{}ns", ns);  // not reached: the last unit always returns
 }
 
+std::string format_hex(uint64_t n) { return fmt::format("{:#x}", n); }
+
 std::string format_percent(double pct) { return fmt::format("{:.1f}%", pct); }
 
 std::string format_fixed(double value, int decimals) {

@@ -68,6 +68,26 @@ bool opcode_is_write(uint32_t opcode) {
   return opcode == 2 || opcode == 5 || opcode == 23 || opcode == 61;
 }
 
+bool opcode_waits_for_event(uint32_t opcode) {
+  switch (opcode) {
+    case 6:   // POLL_ADD
+    case 10:  // RECVMSG
+    case 11:  // TIMEOUT
+    case 13:  // ACCEPT
+    case 15:  // LINK_TIMEOUT
+    case 27:  // RECV
+    case 49:  // READ_MULTISHOT
+    case 50:  // WAITID
+    case 51:  // FUTEX_WAIT
+    case 53:  // FUTEX_WAITV
+    case 58:  // RECV_ZC
+    case 59:  // EPOLL_WAIT
+      return true;
+    default:
+      return false;
+  }
+}
+
 std::vector<std::string> setup_flag_names(uint32_t flags) {
   std::vector<std::string> names;
   for (uint32_t bit = 0; bit < 32; ++bit) {

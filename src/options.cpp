@@ -46,7 +46,8 @@ std::vector<int> parse_pid_list(const std::string& text) {
 // Options that take their value as the next word, so the scan below does not mistake
 // that value for the start of the command.
 bool takes_separate_value(const std::string& arg) {
-  return arg == "-p" || arg == "--pid" || arg == "-d" || arg == "--duration";
+  return arg == "-p" || arg == "--pid" || arg == "-d" || arg == "--duration" ||
+         arg == "--leak-age";
 }
 
 struct Normalised {
@@ -113,6 +114,12 @@ Options parse_options(int argc, const char* const* argv) {
                                   "JSON report (schema 2) to FILE, or stdout when FILE is "
                                   "omitted or '-' (the text report then goes to stderr)")
                        ->type_name("[=FILE]");
+  auto* leak_opt =
+      app.add_option("--leak-age", opts.leak_age_s,
+                     "Requests in flight longer than this when the window ends are "
+                     "reported as leaked (or as waiting, for ops that wait on events); "
+                     "default 0.5")
+          ->type_name("SECONDS");
   app.add_flag("-v,--verbose", opts.verbose, "Show libbpf and BPF verifier messages");
   app.add_flag("--keep-root", opts.keep_root,
                "Under sudo, run CMD as root instead of as the invoking user");
@@ -145,6 +152,9 @@ Options parse_options(int argc, const char* const* argv) {
     opts.duration_s = duration;
   }
   if (json_opt->count()) opts.json = json_path.empty() ? "-" : json_path;
+  if (leak_opt->count() && !(std::isfinite(opts.leak_age_s) && opts.leak_age_s >= 0)) {
+    throw UsageError("--leak-age wants a number of seconds, 0 or more");
+  }
 
   const int targets = !opts.command.empty() + !opts.pids.empty() + opts.all;
   if (targets == 0) throw UsageError("nothing to trace: give a command, -p PID or -a");

@@ -4,6 +4,7 @@
 #include <bpf/btf.h>
 
 #include <array>
+#include <initializer_list>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -27,6 +28,18 @@ constexpr std::string_view kFdWalkLoss =
     "sizes or setup flags";
 constexpr std::string_view kEnterLoss =
     "io_uring_enter calls and submit batch sizes are not counted";
+constexpr std::string_view kPollArmLoss = "poll-arm retries (POLL-RETRY) are not counted";
+constexpr std::string_view kTaskAddLoss =
+    "poll wakeups queued as task work are not counted (DEFER-TW cannot measure lag)";
+constexpr std::string_view kTaskWorkLoss = "task-work runs are not counted";
+constexpr std::string_view kLocalWorkLoss =
+    "DEFER_TASKRUN local task work is not counted (no DEFER-TW finding)";
+constexpr std::string_view kShortWriteLoss = "short writes are not counted";
+constexpr std::string_view kReqFailedLoss =
+    "requests rejected before issue are counted only by their CQE, possibly under the "
+    "wrong opcode";
+constexpr std::string_view kIoThreadsLoss =
+    "SQPOLL sleeps and io-wq workers are not seen (no SQPOLL or WORKERS finding)";
 
 // Typedef chains in real BTF are a few links long; the cap only guards against a
 // corrupt (cyclic) chain turning the probe into an endless loop.
@@ -60,8 +73,7 @@ struct Prototype {
   int args = 0;  // parameters after the leading void *, i.e. what tp_btf sees as ctx[]
 };
 
-Prototype find_tracepoint(const btf* vmlinux, std::string_view event) {
-  const std::string name = "btf_trace_io_uring_" + std::string(event);
+Prototype find_typedef_proto(const btf* vmlinux, const std::string& name) {
   const int id = btf__find_by_name_kind(vmlinux, name.c_str(), BTF_KIND_TYPEDEF);
   if (id <= 0) return {};
   const btf_type* tdef = btf__type_by_id(vmlinux, static_cast<__u32>(id));
@@ -73,6 +85,10 @@ Prototype find_tracepoint(const btf* vmlinux, std::string_view event) {
   if (proto == nullptr || !btf_is_func_proto(proto) || btf_vlen(proto) == 0)
     return {Prototype::Status::Malformed};
   return {Prototype::Status::Found, proto, btf_vlen(proto) - 1};
+}
+
+Prototype find_tracepoint(const btf* vmlinux, std::string_view event) {
+  return find_typedef_proto(vmlinux, "btf_trace_io_uring_" + std::string(event));
 }
 
 // Byte size of tracepoint argument `index` (0-based, after the void *) when it is an
@@ -239,6 +255,100 @@ Choice<bool> choose_overflow(const btf* vmlinux) {
                       "usc_cqe_ovf");
 }
 
+// A tracepoint whose shapes differ only in arguments uringscope does not read: any arg
+// count in `shapes` selects that shape's program.
+struct ArgShape {
+  int args;
+  std::string_view shape;
+  std::string_view program;
+};
+
+Choice<bool> choose_by_args(const btf* vmlinux, std::string_view event,
+                            std::initializer_list<ArgShape> shapes, std::string_view absent,
+                            std::string_view loss) {
+  const Prototype tp = find_tracepoint(vmlinux, event);
+  switch (tp.status) {
+    case Prototype::Status::Absent:
+      return {false, join(absent, loss), {}};
+    case Prototype::Status::Malformed:
+      return {false, malformed_reason(event, loss), {}};
+    case Prototype::Status::Found:
+      break;
+  }
+  for (const ArgShape& s : shapes) {
+    if (s.args == tp.args) return {true, std::string(s.shape), s.program};
+  }
+  return {false, arg_count_reason(event, tp.args, loss), {}};
+}
+
+Choice<bool> choose_poll_arm(const btf* vmlinux) {
+  return choose_by_args(
+      vmlinux, "poll_arm",
+      {{3, "io_uring_poll_arm(req, mask, events), 6.0+ shape", "usc_poll_arm"},
+       {6, "io_uring_poll_arm(ctx, req, ...), 5.15-5.19 shape", "usc_poll_arm_old"}},
+      "no io_uring_poll_arm tracepoint", kPollArmLoss);
+}
+
+Choice<bool> choose_task_add(const btf* vmlinux) {
+  // The 5.15-5.19 shapes lead with ctx and differ among themselves; only 6.0+ is read.
+  return choose_by_args(vmlinux, "task_add",
+                        {{2, "io_uring_task_add(req, mask), 6.0+ shape", "usc_task_add"}},
+                        "no io_uring_task_add tracepoint", kTaskAddLoss);
+}
+
+Choice<bool> choose_task_work(const btf* vmlinux) {
+  return choose_by_args(
+      vmlinux, "task_work_run",
+      {{2, "io_uring_task_work_run(tctx, count), 6.9+ shape", "usc_tw_run"},
+       {3, "io_uring_task_work_run(tctx, count, loops), 6.0-6.8 shape", "usc_tw_run"}},
+      "no io_uring_task_work_run tracepoint (added in 6.0)", kTaskWorkLoss);
+}
+
+Choice<bool> choose_local_work(const btf* vmlinux) {
+  return choose_by_args(
+      vmlinux, "local_work_run",
+      {{3, "io_uring_local_work_run(ctx, count, loops), 6.1+ shape", "usc_local_tw"}},
+      "no io_uring_local_work_run tracepoint (added in 6.1 with DEFER_TASKRUN)",
+      kLocalWorkLoss);
+}
+
+Choice<bool> choose_short_write(const btf* vmlinux) {
+  return choose_by_args(
+      vmlinux, "short_write",
+      {{4, "io_uring_short_write(ctx, fpos, wanted, got), 6.0+ shape", "usc_short_write"}},
+      "no io_uring_short_write tracepoint (added in 6.0)", kShortWriteLoss);
+}
+
+Choice<bool> choose_req_failed(const btf* vmlinux) {
+  // 5.16-5.17 (sqe, error) and 5.18-5.19 (sqe, ctx, req, error) are not read.
+  return choose_by_args(
+      vmlinux, "req_failed",
+      {{3, "io_uring_req_failed(sqe, req, error), 6.0+ shape", "usc_req_failed"}},
+      "no io_uring_req_failed tracepoint", kReqFailedLoss);
+}
+
+// sched_switch gained prev_state in 5.18; the program reads only (preempt, prev, next).
+Choice<bool> choose_io_threads(const btf* vmlinux) {
+  const Prototype tp = find_typedef_proto(vmlinux, "btf_trace_sched_switch");
+  switch (tp.status) {
+    case Prototype::Status::Absent:
+      return {false, join("no sched_switch tracepoint", kIoThreadsLoss), {}};
+    case Prototype::Status::Malformed:
+      return {false,
+              join("btf_trace_sched_switch is not a pointer to a function prototype",
+                   kIoThreadsLoss, "; "),
+              {}};
+    case Prototype::Status::Found:
+      break;
+  }
+  if (tp.args == 3 || tp.args == 4)
+    return {true, "sched_switch(preempt, prev, next[, prev_state])", "usc_sched"};
+  return {false,
+          join("sched_switch has " + std::to_string(tp.args) + " args: unrecognised prototype",
+               kIoThreadsLoss, "; "),
+          {}};
+}
+
 Choice<bool> choose_fd_walk(const btf* vmlinux) {
   if (btf__find_by_name_kind(vmlinux, "bpf_iter__task_file", BTF_KIND_STRUCT) > 0)
     return {true, "BPF task_file iterator (bpf_iter__task_file), 5.8+", "usc_ring_fds"};
@@ -340,6 +450,13 @@ KernelSupport without_btf() {
       {"overflow", false, join(kNoBtf, kOverflowLoss)},
       {"fd_walk", false, join(kNoBtf, kFdWalkLoss)},
       {"enter", false, join(kNoBtf, kEnterLoss)},
+      {"poll_arm", false, join(kNoBtf, kPollArmLoss)},
+      {"task_add", false, join(kNoBtf, kTaskAddLoss)},
+      {"task_work", false, join(kNoBtf, kTaskWorkLoss)},
+      {"local_work", false, join(kNoBtf, kLocalWorkLoss)},
+      {"short_write", false, join(kNoBtf, kShortWriteLoss)},
+      {"req_failed", false, join(kNoBtf, kReqFailedLoss)},
+      {"io_threads", false, join(kNoBtf, kIoThreadsLoss)},
   };
   return support;
 }
@@ -391,6 +508,15 @@ KernelSupport probe_kernel(const struct btf* vmlinux, const ProbeEnvironment& en
   add("overflow", overflow.program, overflow.detail);
   add("fd_walk", fd_walk.program, fd_walk.detail);
   add("enter", enter.program, enter.detail);
+  for (auto [name, choice] : {std::pair{"poll_arm", choose_poll_arm(vmlinux)},
+                              std::pair{"task_add", choose_task_add(vmlinux)},
+                              std::pair{"task_work", choose_task_work(vmlinux)},
+                              std::pair{"local_work", choose_local_work(vmlinux)},
+                              std::pair{"short_write", choose_short_write(vmlinux)},
+                              std::pair{"req_failed", choose_req_failed(vmlinux)},
+                              std::pair{"io_threads", choose_io_threads(vmlinux)}}) {
+    add(name, choice.program, choice.detail);
+  }
   return support;
 }
 

@@ -3,6 +3,8 @@
 // every key here is a promise to scripts; docs/json.md describes each one.
 #include <variant>
 
+#include "uringscope/errno_name.h"
+#include "uringscope/format.h"
 #include "uringscope/opcodes.h"
 #include "uringscope/report.h"
 
@@ -41,7 +43,45 @@ Json tool_stats_json(const ToolStats& tool) {
               {"opstats_full", tool.opstats_full},
               {"op_out_of_range", tool.op_out_of_range},
               {"enter_no_ring", tool.enter_no_ring},
-              {"overflow_no_req", tool.overflow_no_req}};
+              {"overflow_no_req", tool.overflow_no_req},
+              {"errno_full", tool.errno_full},
+              {"threads_full", tool.threads_full}};
+}
+
+Json punt_reasons_json(const PuntReasons& r) {
+  return Json{{"forced", r.forced},
+              {"hashed", r.hashed},
+              {"regular_file", r.regular_file},
+              {"eagain", r.eagain}};
+}
+
+// The number for scripts that compare against <errno.h>, the name for people.
+Json errnos_json(const std::vector<ErrnoCount>& errnos) {
+  Json out = Json::array();
+  for (const ErrnoCount& e : errnos)
+    out.push_back(Json{{"errno", e.err}, {"name", errno_name(e.err)}, {"count", e.count}});
+  return out;
+}
+
+Json pending_request_json(const PendingRequest& r) {
+  // user_data is often a pointer: the integer is exact (uint64), the hex string is what
+  // a debugger or a log line shows.
+  return Json{{"ring", r.ring},
+              {"op", opcode_name(r.opcode)},
+              {"opcode", r.opcode},
+              {"age_ns", r.age_ns},
+              {"user_data", r.user_data},
+              {"user_data_hex", format_hex(r.user_data)},
+              {"where", request_where_name(r.where)},
+              {"abandoned", r.abandoned},
+              {"waiting", r.waiting}};
+}
+
+Json workers_json(const std::vector<ProcessWorkers>& workers) {
+  Json out = Json::array();
+  for (const ProcessWorkers& w : workers)
+    out.push_back(Json{{"pid", w.pid}, {"distinct", w.distinct}});
+  return out;
 }
 
 }  // namespace
@@ -63,8 +103,14 @@ Json op_json(const OpStats& op) {
               {"untracked", op.untracked},
               {"punted", op.punted},
               {"punt_pct", op.punt_pct()},
+              {"punt_reasons", punt_reasons_json(op.punt_reasons)},
               {"errors", op.errors},
+              {"errnos", errnos_json(op.errnos)},
+              {"failed", op.failed},
               {"multishot_cqes", op.multishot_cqes},
+              {"poll_armed", op.poll_armed},
+              {"poll_armed_regular", op.poll_armed_regular},
+              {"cancelled_at_exit", op.cancelled_at_exit},
               {"avg_ns", h.mean_ns()},
               {"p50_ns", h.quantile_ns(0.5)},
               {"p99_ns", h.quantile_ns(0.99)},
@@ -85,10 +131,22 @@ Json ring_json(const Ring& ring) {
               {"flags", ring.setup_flags},
               {"flag_names", std::move(flag_names)},
               {"sqpoll", ring.sqpoll()},
+              // null when no SQPOLL thread was seen, like fd: 0 is no thread id.
+              {"sq_tid", ring.sq_tid ? Json(ring.sq_tid) : Json(nullptr)},
               {"source", ring_source_name(ring.source)},
               {"avg_batch", ring.avg_batch()},
               {"counters", counters_json(ring.counters)},
               {"ops", ops_json(ring.ops)}};
+}
+
+Json leak_json(const LeakInfo& leak) {
+  Json requests = Json::array();
+  for (const PendingRequest& r : leak.requests) requests.push_back(pending_request_json(r));
+  return Json{{"threshold_ns", leak.threshold_ns},
+              {"suspected", leak.suspected},
+              {"pending", leak.pending},
+              {"oldest_ns", leak.oldest_ns},
+              {"requests", std::move(requests)}};
 }
 
 Json finding_json(const Finding& finding) {
@@ -112,8 +170,9 @@ Json render_json(const Snapshot& snap, const std::vector<Finding>& findings) {
   Json found = Json::array();
   for (const Finding& f : findings) found.push_back(finding_json(f));
 
-  // leak, hazards and end_to_end are left out until something measures them: a zero
-  // there would read as "checked, none found".
+  // hazards and end_to_end are left out until something measures them: a zero there
+  // would read as "checked, none found". The leak scan always runs, so leak is always
+  // present and its zeros do mean "none found".
   return Json{{"tool", "uringscope"},
               {"schema", kJsonSchema},
               {"tool_version", snap.tool_version},
@@ -124,6 +183,8 @@ Json render_json(const Snapshot& snap, const std::vector<Finding>& findings) {
               {"counters", counters_json(snap.totals)},
               {"ops", ops_json(snap.ops)},
               {"rings", std::move(rings)},
+              {"leak", leak_json(snap.leak)},
+              {"workers", workers_json(snap.workers)},
               {"tool_stats", tool_stats_json(snap.tool)},
               {"findings", std::move(found)}};
 }

@@ -299,8 +299,13 @@ int run(const Options& opts) {
   const uint64_t end_ns = monotonic_ns();
 
   tracer.detach();
-  SnapshotContext context{URINGSCOPE_VERSION, end_ns - start_ns, online_cpus(), std::move(kernel),
-                          targets.info};
+  SnapshotContext context{.tool_version = URINGSCOPE_VERSION,
+                          .wall_ns = end_ns - start_ns,
+                          .ncpus = online_cpus(),
+                          .kernel = std::move(kernel),
+                          .target = targets.info,
+                          .end_ns = end_ns,
+                          .leak_age_ns = static_cast<uint64_t>(opts.leak_age_s * 1e9)};
   Snapshot snap = build_snapshot(tracer.read_tables(), std::move(context));
   resolve_ring_fds_from_proc(snap.rings);
   const std::vector<Finding> findings = evaluate(snap);

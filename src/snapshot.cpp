@@ -8,7 +8,7 @@
 
 namespace uringscope {
 
-const std::array<CounterField, 12> kCounterFields = {{
+const std::array<CounterField, 31> kCounterFields = {{
     {"enter_calls", &Counters::enter_calls},
     {"enter_submit_calls", &Counters::enter_submit_calls},
     {"to_submit_sum", &Counters::to_submit_sum},
@@ -21,11 +21,76 @@ const std::array<CounterField, 12> kCounterFields = {{
     {"untracked_completions", &Counters::untracked_completions},
     {"inflight_map_drops", &Counters::inflight_map_drops},
     {"rings_created", &Counters::rings_created},
+    {"failed_requests", &Counters::failed_requests},
+    {"poll_armed", &Counters::poll_armed},
+    {"poll_armed_regular", &Counters::poll_armed_regular},
+    {"short_writes", &Counters::short_writes},
+    {"task_adds", &Counters::task_adds},
+    {"task_work_runs", &Counters::task_work_runs},
+    {"task_work_items", &Counters::task_work_items},
+    {"local_task_work_runs", &Counters::local_task_work_runs},
+    {"local_task_work_items", &Counters::local_task_work_items},
+    {"local_task_work_max_lag_ns", &Counters::local_task_work_max_lag_ns, CounterMerge::Max},
+    {"local_task_work_pending_ns", &Counters::local_task_work_pending_ns, CounterMerge::Max},
+    {"sqpoll_offcpu_ns", &Counters::sqpoll_offcpu_ns},
+    {"sqpoll_sleeps", &Counters::sqpoll_sleeps},
+    {"sqpoll_preempts", &Counters::sqpoll_preempts},
+    {"sqpoll_wakeups", &Counters::sqpoll_wakeups},
+    {"workers_distinct", &Counters::workers_distinct, CounterMerge::PerProcess},
+    {"cancelled_at_exit", &Counters::cancelled_at_exit},
+    {"leaks_suspected", &Counters::leaks_suspected},
+    {"leaks_pending", &Counters::leaks_pending},
 }};
 
+// PerProcess counters are not summed here: the same process's value sits on each of its
+// rings, so only aggregate(), which knows the processes, can combine them.
 Counters& Counters::operator+=(const Counters& other) {
-  for (const auto& field : kCounterFields) this->*field.member += other.*field.member;
+  for (const auto& field : kCounterFields) {
+    uint64_t& mine = this->*field.member;
+    const uint64_t theirs = other.*field.member;
+    switch (field.merge) {
+      case CounterMerge::Sum: mine += theirs; break;
+      case CounterMerge::Max: mine = std::max(mine, theirs); break;
+      case CounterMerge::PerProcess: break;
+    }
+  }
   return *this;
+}
+
+PuntReasons& PuntReasons::operator+=(const PuntReasons& other) {
+  forced += other.forced;
+  hashed += other.hashed;
+  regular_file += other.regular_file;
+  eagain += other.eagain;
+  return *this;
+}
+
+namespace {
+
+void merge_errnos(std::vector<ErrnoCount>& into, const std::vector<ErrnoCount>& from) {
+  for (const ErrnoCount& e : from) {
+    auto it = std::find_if(into.begin(), into.end(), [&](const ErrnoCount& x) { return x.err == e.err; });
+    if (it == into.end()) {
+      into.push_back(e);
+    } else {
+      it->count += e.count;
+    }
+  }
+  std::stable_sort(into.begin(), into.end(), [](const ErrnoCount& a, const ErrnoCount& b) {
+    return a.count != b.count ? a.count > b.count : a.err < b.err;
+  });
+}
+
+}  // namespace
+
+std::string_view request_where_name(RequestWhere where) {
+  switch (where) {
+    case RequestWhere::Issued: return "issued";
+    case RequestWhere::Poll: return "poll";
+    case RequestWhere::IoWq: return "io-wq";
+    case RequestWhere::TaskWork: return "task-work";
+  }
+  return "issued";
 }
 
 double OpStats::punt_pct() const {
@@ -37,8 +102,14 @@ OpStats& OpStats::operator+=(const OpStats& other) {
   completed += other.completed;
   untracked += other.untracked;
   punted += other.punted;
+  punt_reasons += other.punt_reasons;
   errors += other.errors;
+  merge_errnos(errnos, other.errnos);
   multishot_cqes += other.multishot_cqes;
+  failed += other.failed;
+  poll_armed += other.poll_armed;
+  poll_armed_regular += other.poll_armed_regular;
+  cancelled_at_exit += other.cancelled_at_exit;
   latency += other.latency;
   return *this;
 }
@@ -53,6 +124,7 @@ double Ring::avg_batch() const {
 
 void aggregate(Snapshot& snapshot) {
   snapshot.totals = {};
+  for (const ProcessWorkers& w : snapshot.workers) snapshot.totals.workers_distinct += w.distinct;
   std::map<uint32_t, OpStats> by_opcode;
   for (const Ring& ring : snapshot.rings) {
     snapshot.totals += ring.counters;

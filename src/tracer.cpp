@@ -50,6 +50,24 @@ std::vector<Row> copy_rows(const bpf_map* map, uint32_t rows) {
   return out;
 }
 
+// Every (key, value) of a hash map. Entries inserted while we walk may be missed; we
+// read after detaching, so nothing is.
+template <typename Key, typename Value>
+std::vector<std::pair<Key, Value>> copy_hash(const bpf_map* map) {
+  std::vector<std::pair<Key, Value>> out;
+  const int fd = bpf_map__fd(map);
+  Key key{};
+  Key next{};
+  const Key* prev = nullptr;
+  while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+    Value value{};
+    if (bpf_map_lookup_elem(fd, &next, &value) == 0) out.emplace_back(next, value);
+    key = next;
+    prev = &key;
+  }
+  return out;
+}
+
 bool required_feature(const std::string& feature) {
   return feature == "submit" || feature == "complete";
 }
@@ -70,6 +88,13 @@ std::string feature_of_program(const std::string& program) {
   if (program == "usc_create") return "create";
   if (program == "usc_enter") return "enter";
   if (program == "usc_ring_fds") return "fd_walk";
+  if (program.rfind("usc_poll_arm", 0) == 0) return "poll_arm";
+  if (program == "usc_task_add") return "task_add";
+  if (program == "usc_tw_run") return "task_work";
+  if (program == "usc_local_tw") return "local_work";
+  if (program == "usc_short_write") return "short_write";
+  if (program == "usc_req_failed") return "req_failed";
+  if (program == "usc_sched") return "io_threads";
   return program;
 }
 
@@ -207,6 +232,10 @@ RawTables Tracer::read_tables() const {
   raw.ring_stats = copy_rows<us_ring_stats>(skel_->maps.ring_stats, ring_rows);
   raw.opstats = copy_rows<us_opstat>(skel_->maps.opstats, opstat_rows);
   for (int i = 0; i < US_TOOL__COUNT; ++i) raw.tool[i] = skel_->bss->us_tool[i];
+  raw.inflight = copy_rows<us_inflight_bucket>(skel_->maps.inflight,
+                                              bpf_map__max_entries(skel_->maps.inflight));
+  raw.errnos = copy_hash<us_errno_key, uint64_t>(skel_->maps.errnos);
+  raw.threads = copy_hash<uint32_t, us_thread>(skel_->maps.threads);
   return raw;
 }
 

@@ -21,6 +21,10 @@ std::string format_count(uint64_t n);
 // the largest unit, so long spans keep all their integer digits ("1234s").
 std::string format_duration(uint64_t ns);
 
+// Lowercase hex with a 0x prefix, no padding: 42 -> "0x2a", 0 -> "0x0". For values that
+// are often pointers (user_data), which people compare with what their debugger prints.
+std::string format_hex(uint64_t n);
+
 // One decimal and a percent sign: 63.0999 -> "63.1%".
 std::string format_percent(double pct);
 

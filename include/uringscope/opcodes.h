@@ -21,6 +21,10 @@ int opcode_from_name(std::string_view name);
 bool opcode_is_read(uint32_t opcode);
 bool opcode_is_write(uint32_t opcode);
 
+// Ops that wait for an event by design (a timeout, a futex, a child, readiness), so
+// that being in flight for long is not in itself a sign of a stuck request.
+bool opcode_waits_for_event(uint32_t opcode);
+
 // IORING_SETUP_* names set in flags, lowest bit first ("SQPOLL", "CQSIZE", ...).
 std::vector<std::string> setup_flag_names(uint32_t flags);
 

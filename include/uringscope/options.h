@@ -16,6 +16,7 @@ struct Options {
   bool verbose = false;              // -v: libbpf and verifier messages
   bool keep_root = false;            // --keep-root: don't drop to SUDO_UID/SUDO_GID
   std::optional<std::string> json;   // --json[=FILE]; "-" is stdout
+  double leak_age_s = 0.5;           // --leak-age: in flight longer than this at the end
   bool version = false;              // --version
   bool help = false;                 // -h/--help (help_text holds the text)
   std::string help_text;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <utility>
 #include <cstdint>
 #include <vector>
 
@@ -17,6 +18,9 @@ struct RawTables {
   std::vector<us_ring_stats> ring_stats;  // same length as ring_info
   std::vector<us_opstat> opstats;
   std::array<uint64_t, US_TOOL__COUNT> tool{};
+  std::vector<us_inflight_bucket> inflight;  // the whole table, for the leak scan
+  std::vector<std::pair<us_errno_key, uint64_t>> errnos;
+  std::vector<std::pair<uint32_t, us_thread>> threads;  // tid -> thread
 };
 
 }  // namespace uringscope

@@ -28,7 +28,8 @@ struct TextOptions {
   bool show_findings = true;
 };
 
-// The full report: header, each ring in id order, tool losses, findings.
+// The full report: header, each ring in id order, leaks, io-wq workers, tool losses,
+// findings.
 void render_text(std::ostream& out, const Snapshot& snap, const std::vector<Finding>& findings,
                  const TextOptions& opts = {});
 
@@ -48,13 +49,26 @@ void render_submission(std::ostream& out, const Ring& ring, const std::vector<Fi
 void render_op_table(std::ostream& out, std::span<const OpStats> ops,
                      std::optional<uint32_t> ring, const std::vector<Finding>& findings,
                      std::string_view indent = "    ");
-// The non-zero ones among CQ overflows, multishot CQEs, untracked completions and
-// in-flight table drops, with their heading; nothing when all are zero.
+// Below an op table, per op in the order given: why its requests were punted, its top
+// error codes and rejections, how many waited on poll. Nothing for ops with none of these.
+void render_op_details(std::ostream& out, std::span<const OpStats> ops,
+                       std::string_view indent = "    ");
+// Every non-zero counter the submission block and op table do not already show (CQ
+// overflows, short writes, task work, leaks, ...), with their heading; nothing when all
+// are zero. SQPOLL rings add their thread's block; `window_ns` (the run's wall time)
+// turns its off-CPU time into a share of the window, 0 leaves the share out.
 void render_counters(std::ostream& out, const Ring& ring, const std::vector<Finding>& findings,
-                     std::string_view indent = "  ");
+                     std::string_view indent = "  ", uint64_t window_ns = 0);
 // The fidelity note: latency covers tracked requests only. Nothing when all were tracked.
 void render_untracked_note(std::ostream& out, const Counters& counters,
                            std::string_view indent = "  ");
+// Requests in flight past the leak age: totals, then the oldest few, with heading;
+// nothing when there were none.
+void render_leaks(std::ostream& out, const Snapshot& snap);
+// "io-wq workers: pid 123 (app): 64", one line per process; nothing when none were seen.
+// A WORKERS finding marks the line of its ring's process; one without a ring marks the
+// process named by its integer "pid" evidence, or every line when it names none.
+void render_workers(std::ostream& out, const Snapshot& snap, const std::vector<Finding>& findings);
 // The tool's own losses, with heading; nothing when there were none.
 void render_tool_stats(std::ostream& out, const ToolStats& tool);
 // "findings" heading and each finding in the order given, or "no findings".
@@ -76,6 +90,7 @@ nlohmann::ordered_json render_json(const Snapshot& snap, const std::vector<Findi
 nlohmann::ordered_json counters_json(const Counters& counters);
 nlohmann::ordered_json op_json(const OpStats& op);
 nlohmann::ordered_json ring_json(const Ring& ring);
+nlohmann::ordered_json leak_json(const LeakInfo& leak);
 nlohmann::ordered_json finding_json(const Finding& finding);
 
 }  // namespace uringscope

@@ -28,15 +28,54 @@ struct Counters {
   uint64_t untracked_completions = 0;  // CQEs of requests never seen submitted
   uint64_t inflight_map_drops = 0;     // tracked requests evicted from the in-flight table
   uint64_t rings_created = 0;          // rings whose io_uring_create fell in the window
+  uint64_t failed_requests = 0;        // rejected before issue (io_uring_req_failed)
+  uint64_t poll_armed = 0;             // requests that waited on internal poll, then retried
+  uint64_t poll_armed_regular = 0;     // ... on regular files
+  uint64_t short_writes = 0;           // nonblocking buffered writes that wrote part
+  uint64_t task_adds = 0;              // completions queued as task work
+  uint64_t task_work_runs = 0;         // task-work passes that ran items
+  uint64_t task_work_items = 0;        // ... items they ran
+  uint64_t local_task_work_runs = 0;   // DEFER_TASKRUN local work passes that ran items
+  uint64_t local_task_work_items = 0;
+  uint64_t local_task_work_max_lag_ns = 0;  // longest queue-to-run wait (max, not sum)
+  uint64_t local_task_work_pending_ns = 0;  // age of local work still waiting at the end
+  uint64_t sqpoll_offcpu_ns = 0;       // SQPOLL thread switched out
+  uint64_t sqpoll_sleeps = 0;          // ... voluntarily (idle)
+  uint64_t sqpoll_preempts = 0;        // ... involuntarily
+  uint64_t sqpoll_wakeups = 0;         // enter calls with IORING_ENTER_SQ_WAKEUP
+  uint64_t workers_distinct = 0;       // io-wq threads of the owner seen running
+  uint64_t cancelled_at_exit = 0;      // -ECANCELED CQEs posted while the owner was exiting
+  uint64_t leaks_suspected = 0;        // in flight past the leak age, not waiting on an event
+  uint64_t leaks_pending = 0;          // in flight past the leak age, waiting on an event
 
   Counters& operator+=(const Counters& other);
 };
 
+// How a counter combines across rings: most add up, a few are a maximum, and
+// workers_distinct is per process (rings of one process share its io-wq workers).
+enum class CounterMerge { Sum, Max, PerProcess };
+
 struct CounterField {
   std::string_view name;
   uint64_t Counters::*member;
+  CounterMerge merge = CounterMerge::Sum;
 };
-extern const std::array<CounterField, 12> kCounterFields;
+extern const std::array<CounterField, 31> kCounterFields;
+
+// Why requests went to io-wq, as far as the kernel shows it at the punt.
+struct PuntReasons {
+  uint64_t forced = 0;        // IOSQE_ASYNC: punted without an inline attempt
+  uint64_t hashed = 0;        // hashed work: buffered writes, serialized per inode
+  uint64_t regular_file = 0;  // other regular-file work, typically a page-cache miss
+  uint64_t eagain = 0;        // the nonblocking attempt returned -EAGAIN, no poll possible
+
+  PuntReasons& operator+=(const PuntReasons& other);
+};
+
+struct ErrnoCount {
+  int err = 0;  // positive errno (EBADF = 9)
+  uint64_t count = 0;
+};
 
 // One opcode's numbers on one ring (or merged over rings).
 struct OpStats {
@@ -45,12 +84,53 @@ struct OpStats {
   uint64_t completed = 0;       // CQEs, multishot intermediates and untracked included
   uint64_t untracked = 0;       // CQEs whose submit we did not see
   uint64_t punted = 0;
-  uint64_t errors = 0;
+  PuntReasons punt_reasons;
+  uint64_t errors = 0;          // res < 0, -EAGAIN excluded
+  std::vector<ErrnoCount> errnos;  // by count, largest first; sums to errors unless the
+                                   // errno table filled up
   uint64_t multishot_cqes = 0;
+  uint64_t failed = 0;          // rejected before issue (bad SQE)
+  uint64_t poll_armed = 0;
+  uint64_t poll_armed_regular = 0;
+  uint64_t cancelled_at_exit = 0;
   Histogram latency;            // submit -> final CQE, tracked requests only
 
   double punt_pct() const;      // punted / submitted, 0 when nothing was submitted
   OpStats& operator+=(const OpStats& other);
+};
+
+// Where a request still in flight at the end was last seen.
+enum class RequestWhere { Issued, Poll, IoWq, TaskWork };
+std::string_view request_where_name(RequestWhere where);
+
+// A request in flight at the end of the window (or when its owner exited) for longer
+// than the leak age.
+struct PendingRequest {
+  uint32_t ring = 0;     // Ring::id
+  uint32_t opcode = 0;
+  uint64_t age_ns = 0;
+  uint64_t user_data = 0;
+  RequestWhere where = RequestWhere::Issued;
+  bool abandoned = false;  // the owner exited and the kernel cancelled it
+  bool waiting = false;    // waiting on an event (armed poll, or an op that waits by design)
+};
+
+// Abandoned requests are classified like the others: an abandoned RECV still only
+// waited for a peer, an abandoned open stuck in io-wq is still suspected.
+struct LeakInfo {
+  uint64_t threshold_ns = 0;          // --leak-age
+  uint64_t suspected = 0;             // not waiting on an event: stuck, or never progressed
+  uint64_t pending = 0;               // waiting on an event, past the leak age
+  uint64_t oldest_ns = 0;             // oldest of either kind
+  // Suspected first, then pending; oldest first within each; at most kMaxLeakRecords.
+  std::vector<PendingRequest> requests;
+};
+inline constexpr std::size_t kMaxLeakRecords = 64;
+
+// An owner's io-wq workers (`iou-wrk-*`), seen running in the window.
+struct ProcessWorkers {
+  uint32_t pid = 0;
+  uint64_t distinct = 0;
 };
 
 enum class RingSource { Create, FdTable, Submit, CatchAll };
@@ -61,6 +141,7 @@ struct Ring {
   uint32_t pid = 0;
   std::string comm;
   int32_t fd = -1;             // -1 when unknown
+  uint32_t sq_tid = 0;         // SQPOLL thread, 0 when none seen
   uint32_t sq_entries = 0;
   uint32_t cq_entries = 0;
   uint32_t setup_flags = 0;    // IORING_SETUP_*
@@ -99,6 +180,8 @@ struct ToolStats {
   uint64_t op_out_of_range = 0;    // opcodes beyond the table
   uint64_t enter_no_ring = 0;      // enter calls whose ring we could not resolve
   uint64_t overflow_no_req = 0;    // overflowed CQEs of untracked requests
+  uint64_t errno_full = 0;         // error CQEs whose errno could not be recorded
+  uint64_t threads_full = 0;       // io threads not recorded (thread table full)
 };
 
 struct Snapshot {
@@ -109,6 +192,8 @@ struct Snapshot {
   TargetInfo target;
   std::vector<Ring> rings;    // ascending id
   ToolStats tool;
+  LeakInfo leak;
+  std::vector<ProcessWorkers> workers;
 
   // All rings together; filled by aggregate().
   Counters totals;

@@ -22,8 +22,20 @@ enum class ThresholdId : uint8_t {
   BatchMinEnterRate,
   ToolUntrackedMinPct,
   ToolEnterNoRingMin,
+  WorkersMin,
+  WorkersPerCpu,
+  SqpollOffcpuMinPct,
+  SqpollMinWakeups,
+  SqpollWakeupBatchBelow,
+  SqpollBusyMinWindow,
+  DeferTwMaxLag,
+  PollRetryMinPct,
+  PollRetryMinSubmitted,
+  PollRetryRegularMin,
+  ErrorsMinPct,
+  ErrorsMinCount,
 };
-inline constexpr std::size_t kThresholdCount = 9;
+inline constexpr std::size_t kThresholdCount = 21;
 
 struct Threshold {
   ThresholdId id;

@@ -59,6 +59,13 @@ TEST(FormatDuration, SecondsKeepAllIntegerDigits) {
   EXPECT_EQ(format_duration(UINT64_MAX), "18446744074s");  // 18446744073.7s rounded
 }
 
+TEST(FormatHex, PrefixedLowercaseUnpadded) {
+  EXPECT_EQ(format_hex(0), "0x0");
+  EXPECT_EQ(format_hex(42), "0x2a");
+  EXPECT_EQ(format_hex(0xdeadbeef00000001), "0xdeadbeef00000001");
+  EXPECT_EQ(format_hex(UINT64_MAX), "0xffffffffffffffff");
+}
+
 TEST(FormatPercent, OneDecimal) {
   EXPECT_EQ(format_percent(0.0), "0.0%");
   EXPECT_EQ(format_percent(2.0), "2.0%");

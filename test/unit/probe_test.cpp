@@ -8,6 +8,7 @@
 #include <bpf/btf.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <initializer_list>
 #include <memory>
 #include <ostream>
@@ -46,13 +47,14 @@ using BtfPtr = std::unique_ptr<btf, BtfFree>;
 using Bits = std::vector<std::pair<std::string, long long>>;
 
 // Builds a kernel's BTF the way pahole lays it out: tracepoint typedefs
-// `btf_trace_io_uring_<event>` -> PTR -> FUNC_PROTO(void *, args...), unnamed params.
+// `btf_trace_io_uring_<event>` (and `btf_trace_sched_switch`) -> PTR ->
+// FUNC_PROTO(void *, args...), unnamed params.
 class KernelBtf {
  public:
-  // Type ids of the argument types the io_uring tracepoints use.
+  // Type ids of the argument types the io_uring and sched_switch tracepoints use.
   struct Types {
     int void_ptr, int_, unsigned_, u8, u32, s32, u64, ull, bool_;
-    int req, ctx, cqe, work, sqe;
+    int req, ctx, cqe, work, sqe, task;
   };
 
   // `without`: events this kernel should lack, so one builder serves its variants.
@@ -77,6 +79,7 @@ class KernelBtf {
     types_.ctx = struct_ptr("io_ring_ctx");
     types_.cqe = struct_ptr("io_uring_cqe");
     types_.work = struct_ptr("io_wq_work");
+    types_.task = struct_ptr("task_struct");
     types_.sqe =
         check(btf__add_ptr(raw(), check(btf__add_const(raw(), struct_type("io_uring_sqe")))));
   }
@@ -91,11 +94,17 @@ class KernelBtf {
 
   // Adds the typedef chain for one tracepoint, e.g. to replace one left out above.
   void add_tracepoint(const std::string& event, std::initializer_list<int> args) {
-    const int proto = check(btf__add_func_proto(raw(), 0));
-    check(btf__add_func_param(raw(), nullptr, types_.void_ptr));
-    for (int arg : args) check(btf__add_func_param(raw(), nullptr, arg));
-    const int ptr = check(btf__add_ptr(raw(), proto));
-    check(btf__add_typedef(raw(), ("btf_trace_io_uring_" + event).c_str(), ptr));
+    add_trace_typedef("btf_trace_io_uring_" + event, args);
+  }
+
+  // sched_switch is a scheduler event: its typedef is `btf_trace_sched_switch`, with no
+  // io_uring_ prefix. Left out when `without` names "sched_switch".
+  void sched_switch(std::initializer_list<int> args) {
+    if (!without_.count("sched_switch")) add_sched_switch(args);
+  }
+
+  void add_sched_switch(std::initializer_list<int> args) {
+    add_trace_typedef("btf_trace_sched_switch", args);
   }
 
   // A typedef of that name that is not a function pointer (corrupt or foreign BTF).
@@ -129,6 +138,14 @@ class KernelBtf {
     return id;
   }
 
+  void add_trace_typedef(const std::string& name, std::initializer_list<int> args) {
+    const int proto = check(btf__add_func_proto(raw(), 0));
+    check(btf__add_func_param(raw(), nullptr, types_.void_ptr));
+    for (int arg : args) check(btf__add_func_param(raw(), nullptr, arg));
+    const int ptr = check(btf__add_ptr(raw(), proto));
+    check(btf__add_typedef(raw(), name.c_str(), ptr));
+  }
+
   int typedef_chain(const char* outer, const char* inner, int target) {
     return check(btf__add_typedef(raw(), outer, check(btf__add_typedef(raw(), inner, target))));
   }
@@ -152,6 +169,29 @@ Bits req_f_bits(bool cqe_skip, std::initializer_list<const char*> from_bit_8) {
   return bits;
 }
 
+// sched_switch(bool preempt, struct task_struct *prev, struct task_struct *next), plus
+// `unsigned int prev_state` appended from 5.18 on.
+void add_sched_switch_518(KernelBtf& k) {
+  const auto& t = k.types();
+  k.sched_switch({t.bool_, t.task, t.task, t.unsigned_});
+}
+
+void add_sched_switch_515(KernelBtf& k) {
+  const auto& t = k.types();
+  k.sched_switch({t.bool_, t.task, t.task});
+}
+
+// The 6.0-6.18 request-event prototypes that kept one shape over the whole range (§1.2):
+// poll_arm(req, mask, events), task_add(req, mask), req_failed(sqe, req, error),
+// short_write(ctx, fpos, wanted, got).
+void add_60_events(KernelBtf& k) {
+  const auto& t = k.types();
+  k.tracepoint("poll_arm", {t.req, t.int_, t.int_});
+  k.tracepoint("task_add", {t.req, t.int_});
+  k.tracepoint("req_failed", {t.sqe, t.req, t.int_});
+  k.tracepoint("short_write", {t.void_ptr, t.u64, t.u64, t.u64});
+}
+
 // 6.14-6.18 prototypes (§1.2, [614]/[618]).
 void add_618_tracepoints(KernelBtf& k) {
   const auto& t = k.types();
@@ -160,11 +200,14 @@ void add_618_tracepoints(KernelBtf& k) {
   k.tracepoint("complete", {t.ctx, t.void_ptr, t.cqe});
   k.tracepoint("queue_async_work", {t.req, t.int_});
   k.tracepoint("cqe_overflow", {t.void_ptr, t.ull, t.s32, t.u32, t.void_ptr});
+  add_60_events(k);
+  k.tracepoint("task_work_run", {t.void_ptr, t.unsigned_});  // 6.9+: no loops
+  k.tracepoint("local_work_run", {t.void_ptr, t.int_, t.unsigned_});
+  add_sched_switch_518(k);
   // Neighbours the probe must not confuse with the ones it wants.
   k.tracepoint("file_get", {t.req, t.int_});
-  k.tracepoint("req_failed", {t.sqe, t.req, t.int_});
-  k.tracepoint("task_work_run", {t.void_ptr, t.unsigned_});
-  k.tracepoint("local_work_run", {t.void_ptr, t.int_, t.unsigned_});
+  k.tracepoint("link", {t.req, t.req});
+  k.tracepoint("cqring_wait", {t.void_ptr, t.int_});
 }
 
 KernelBtf kernel_6_18(std::set<std::string> without = {}) {
@@ -222,7 +265,10 @@ KernelBtf kernel_6_12(std::set<std::string> without = {}) {
   k.tracepoint("complete", {t.void_ptr, t.void_ptr, t.u64, t.int_, t.unsigned_, t.u64, t.u64});
   k.tracepoint("queue_async_work", {t.req, t.int_});
   k.tracepoint("cqe_overflow", {t.void_ptr, t.ull, t.s32, t.u32, t.void_ptr});
-  k.tracepoint("task_work_run", {t.void_ptr, t.unsigned_});
+  add_60_events(k);
+  k.tracepoint("task_work_run", {t.void_ptr, t.unsigned_});  // 6.9+: no loops
+  k.tracepoint("local_work_run", {t.void_ptr, t.int_, t.unsigned_});
+  add_sched_switch_518(k);
   k.struct_type("bpf_iter__task_file");
   // 6.12: no HYBRID_IOPOLL_STATE yet (6.13), HASH_LOCKED before SUPPORT_NOWAIT: ISREG 29.
   k.anonymous_enum(req_f_bits(
@@ -243,8 +289,10 @@ KernelBtf kernel_6_1() {
   k.tracepoint("complete", {t.void_ptr, t.void_ptr, t.u64, t.int_, t.unsigned_, t.u64, t.u64});
   k.tracepoint("queue_async_work", {t.req, t.int_});
   k.tracepoint("cqe_overflow", {t.void_ptr, t.ull, t.s32, t.u32, t.void_ptr});
-  k.tracepoint("task_work_run", {t.void_ptr, t.unsigned_, t.unsigned_});
+  add_60_events(k);
+  k.tracepoint("task_work_run", {t.void_ptr, t.unsigned_, t.unsigned_});  // 6.0-6.8: loops
   k.tracepoint("local_work_run", {t.void_ptr, t.int_, t.unsigned_});
+  add_sched_switch_518(k);
   k.struct_type("bpf_iter__task_file");
   // The reference has no 6.1 column; this is a 6.1-era io_uring_types.h (PARTIAL_IO,
   // CQE32_INIT, HASH_LOCKED), where ISREG lands on 31.
@@ -263,6 +311,18 @@ void add_518_submit(KernelBtf& k) {
   k.tracepoint("submit_sqe", {t.void_ptr, t.void_ptr, t.ull, t.u8, t.u32, t.bool_, t.bool_});
 }
 
+// The 5.18-5.19 "consistent" prototypes of the newer features (§1.2, [518], [DS] 5.19):
+// poll_arm(ctx, req, user_data, opcode, mask, events), task_add(ctx, req, user_data,
+// opcode, mask), req_failed(sqe, ctx, req, error). No task_work_run, short_write or
+// local_work_run yet (6.0/6.1); sched_switch already has prev_state.
+void add_518_events(KernelBtf& k) {
+  const auto& t = k.types();
+  k.tracepoint("poll_arm", {t.void_ptr, t.void_ptr, t.u64, t.u8, t.int_, t.int_});
+  k.tracepoint("task_add", {t.void_ptr, t.void_ptr, t.ull, t.u8, t.int_});
+  k.tracepoint("req_failed", {t.sqe, t.void_ptr, t.void_ptr, t.int_});
+  add_sched_switch_518(k);
+}
+
 KernelBtf kernel_5_19() {
   KernelBtf k;
   const auto& t = k.types();
@@ -272,7 +332,7 @@ KernelBtf kernel_5_19() {
   k.tracepoint("queue_async_work",
                {t.void_ptr, t.void_ptr, t.ull, t.u8, t.unsigned_, t.work, t.int_});
   k.tracepoint("cqe_overflow", {t.void_ptr, t.ull, t.s32, t.u32, t.void_ptr});
-  k.tracepoint("req_failed", {t.sqe, t.void_ptr, t.void_ptr, t.int_});
+  add_518_events(k);
   k.struct_type("bpf_iter__task_file");
   // §2.3, 5.19 column: ISREG 29.
   k.anonymous_enum(req_f_bits(
@@ -292,6 +352,7 @@ KernelBtf kernel_5_18() {
   k.tracepoint("complete", {t.void_ptr, t.void_ptr, t.u64, t.int_, t.unsigned_});
   k.tracepoint("queue_async_work",
                {t.void_ptr, t.void_ptr, t.ull, t.u8, t.unsigned_, t.work, t.int_});
+  add_518_events(k);
   k.struct_type("bpf_iter__task_file");
   // The reference numbers no 5.18 internal bits, so this kernel carries only the ones
   // fixed by construction; ISREG is then simply absent from its BTF.
@@ -306,8 +367,13 @@ KernelBtf kernel_5_15() {
   k.tracepoint("submit_sqe", {t.void_ptr, t.void_ptr, t.u8, t.u64, t.u32, t.bool_, t.bool_});
   k.tracepoint("complete", {t.void_ptr, t.u64, t.int_, t.unsigned_});
   k.tracepoint("queue_async_work", {t.void_ptr, t.int_, t.void_ptr, t.work, t.unsigned_});
+  // 5.15-5.17 order: opcode before user_data; task_add has no req yet. No req_failed
+  // (5.16), and sched_switch has no prev_state (5.18).
+  k.tracepoint("poll_arm", {t.void_ptr, t.void_ptr, t.u8, t.u64, t.int_, t.int_});
+  k.tracepoint("task_add", {t.void_ptr, t.u8, t.u64, t.int_});
   k.tracepoint("poll_wake", {t.void_ptr, t.u8, t.u64, t.int_});
   k.tracepoint("task_run", {t.void_ptr, t.void_ptr, t.u8, t.u64});
+  add_sched_switch_515(k);
   k.struct_type("bpf_iter__task_file");
   // No CQE_SKIP before 5.17 (§2.3). Internal bits: v5.15 fs/io_uring.c (not in the
   // reference), where ISREG is 23 (24 on 5.15.y stables that backported PARTIAL_IO).
@@ -344,8 +410,40 @@ Flags feature_flags(const KernelSupport& s) {
   return flags;
 }
 
-const Strings kFeatureOrder = {"submit",   "complete", "punt", "create",
-                               "overflow", "fd_walk",  "enter"};
+const Strings kFeatureOrder = {"submit",     "complete",    "punt",       "create",   "overflow",
+                               "fd_walk",    "enter",       "poll_arm",   "task_add", "task_work",
+                               "local_work", "short_write", "req_failed", "io_threads"};
+
+// Everything a 6.14-6.18 kernel loads, in feature order.
+const Strings kPrograms618 = {
+    "usc_sub_req",  "usc_cqe",         "usc_punt",       "usc_create", "usc_cqe_ovf",
+    "usc_ring_fds", "usc_enter",       "usc_poll_arm",   "usc_task_add", "usc_tw_run",
+    "usc_local_tw", "usc_short_write", "usc_req_failed", "usc_sched"};
+
+// `programs` without the named ones; a name that is not there is a mistake in the test.
+Strings minus(Strings programs, std::initializer_list<std::string_view> drop) {
+  for (std::string_view name : drop) {
+    const auto it = std::find(programs.begin(), programs.end(), name);
+    if (it == programs.end())
+      ADD_FAILURE() << name << " is not in the list";
+    else
+      programs.erase(it);
+  }
+  return programs;
+}
+
+// Flags(14, true) with the named features off.
+Flags all_on_but(std::initializer_list<std::string_view> off) {
+  Flags flags(kFeatureOrder.size(), true);
+  for (std::string_view name : off) {
+    const auto it = std::find(kFeatureOrder.begin(), kFeatureOrder.end(), name);
+    if (it == kFeatureOrder.end())
+      ADD_FAILURE() << "no feature named " << name;
+    else
+      flags[static_cast<size_t>(it - kFeatureOrder.begin())] = false;
+  }
+  return flags;
+}
 
 const FeatureState& feature(const KernelSupport& s, std::string_view name) {
   static const FeatureState kMissing{"<missing>", false, ""};
@@ -380,14 +478,25 @@ TEST(ProbeKernel, Linux618) {
   EXPECT_TRUE(s.fd_walk);
   EXPECT_TRUE(s.enter);
   EXPECT_EQ(s.tier, Tier::Full);
-  EXPECT_EQ(s.programs, (Strings{"usc_sub_req", "usc_cqe", "usc_punt", "usc_create", "usc_cqe_ovf",
-                                 "usc_ring_fds", "usc_enter"}));
+  EXPECT_EQ(s.programs,
+            (Strings{"usc_sub_req", "usc_cqe", "usc_punt", "usc_create", "usc_cqe_ovf",
+                     "usc_ring_fds", "usc_enter", "usc_poll_arm", "usc_task_add", "usc_tw_run",
+                     "usc_local_tw", "usc_short_write", "usc_req_failed", "usc_sched"}));
+  EXPECT_EQ(s.programs, kPrograms618);
   EXPECT_EQ(feature_names(s), kFeatureOrder);
-  EXPECT_EQ(feature_flags(s), Flags(7, true));
+  EXPECT_EQ(feature_flags(s), Flags(14, true));
   EXPECT_EQ(s.req_bits, bits(4, 6, 30));
   EXPECT_EQ(feature(s, "submit").detail, "io_uring_submit_req(req), 6.4+ shape");
   EXPECT_TRUE(contains(feature(s, "complete").detail, "6.13+"));
   EXPECT_TRUE(contains(feature(s, "punt").detail, "6.0+"));
+  EXPECT_EQ(feature(s, "poll_arm").detail, "io_uring_poll_arm(req, mask, events), 6.0+ shape");
+  EXPECT_EQ(feature(s, "task_add").detail, "io_uring_task_add(req, mask), 6.0+ shape");
+  EXPECT_EQ(feature(s, "task_work").detail, "io_uring_task_work_run(tctx, count), 6.9+ shape");
+  EXPECT_TRUE(contains(feature(s, "local_work").detail, "6.1+"));
+  EXPECT_TRUE(contains(feature(s, "short_write").detail, "io_uring_short_write(ctx, fpos"));
+  EXPECT_EQ(feature(s, "req_failed").detail,
+            "io_uring_req_failed(sqe, req, error), 6.0+ shape");
+  EXPECT_TRUE(contains(feature(s, "io_threads").detail, "sched_switch(preempt, prev, next"));
 }
 
 TEST(ProbeKernel, Linux612) {
@@ -396,11 +505,14 @@ TEST(ProbeKernel, Linux612) {
   EXPECT_EQ(s.complete, CompleteShape::Req7);
   EXPECT_EQ(s.punt, PuntShape::Req2);
   EXPECT_EQ(s.tier, Tier::Full);
-  EXPECT_EQ(s.programs, (Strings{"usc_sub_req", "usc_cqe_req", "usc_punt", "usc_create",
-                                 "usc_cqe_ovf", "usc_ring_fds", "usc_enter"}));
-  EXPECT_EQ(feature_flags(s), Flags(7, true));
+  EXPECT_EQ(s.programs,
+            (Strings{"usc_sub_req", "usc_cqe_req", "usc_punt", "usc_create", "usc_cqe_ovf",
+                     "usc_ring_fds", "usc_enter", "usc_poll_arm", "usc_task_add", "usc_tw_run",
+                     "usc_local_tw", "usc_short_write", "usc_req_failed", "usc_sched"}));
+  EXPECT_EQ(feature_flags(s), Flags(14, true));
   EXPECT_EQ(s.req_bits, bits(4, 6, 29));
   EXPECT_TRUE(contains(feature(s, "complete").detail, "5.19-6.12"));
+  EXPECT_TRUE(contains(feature(s, "task_work").detail, "6.9+"));
 }
 
 TEST(ProbeKernel, Linux61) {
@@ -409,11 +521,17 @@ TEST(ProbeKernel, Linux61) {
   EXPECT_EQ(s.complete, CompleteShape::Req7);
   EXPECT_EQ(s.punt, PuntShape::Req2);
   EXPECT_EQ(s.tier, Tier::Full);
-  EXPECT_EQ(s.programs, (Strings{"usc_sub_sqe", "usc_cqe_req", "usc_punt", "usc_create",
-                                 "usc_cqe_ovf", "usc_ring_fds", "usc_enter"}));
-  EXPECT_EQ(feature_flags(s), Flags(7, true));
+  EXPECT_EQ(s.programs,
+            (Strings{"usc_sub_sqe", "usc_cqe_req", "usc_punt", "usc_create", "usc_cqe_ovf",
+                     "usc_ring_fds", "usc_enter", "usc_poll_arm", "usc_task_add", "usc_tw_run",
+                     "usc_local_tw", "usc_short_write", "usc_req_failed", "usc_sched"}));
+  EXPECT_EQ(feature_flags(s), Flags(14, true));
   EXPECT_EQ(s.req_bits, bits(4, 6, 31));
   EXPECT_TRUE(contains(feature(s, "submit").detail, "6.0-6.3"));
+  // 6.0-6.8 still pass `loops`: the same program, the other shape.
+  EXPECT_EQ(feature(s, "task_work").detail,
+            "io_uring_task_work_run(tctx, count, loops), 6.0-6.8 shape");
+  EXPECT_TRUE(contains(feature(s, "local_work").detail, "local_work_run(ctx, count, loops)"));
 }
 
 TEST(ProbeKernel, Linux519) {
@@ -423,12 +541,25 @@ TEST(ProbeKernel, Linux519) {
   EXPECT_EQ(s.punt, PuntShape::Legacy7);
   EXPECT_TRUE(s.overflow);
   EXPECT_EQ(s.tier, Tier::Full);
-  EXPECT_EQ(s.programs, (Strings{"usc_sub_sqe_old", "usc_cqe_req", "usc_punt_518", "usc_create",
-                                 "usc_cqe_ovf", "usc_ring_fds", "usc_enter"}));
-  EXPECT_EQ(feature_flags(s), Flags(7, true));
+  EXPECT_EQ(s.programs,
+            (Strings{"usc_sub_sqe_old", "usc_cqe_req", "usc_punt_518", "usc_create", "usc_cqe_ovf",
+                     "usc_ring_fds", "usc_enter", "usc_poll_arm_old", "usc_sched"}));
+  EXPECT_EQ(feature_flags(s), (Flags{true, true, true, true, true, true, true,  //
+                                     true, false, false, false, false, false, true}));
   EXPECT_EQ(s.req_bits, bits(4, 6, 29));
   EXPECT_TRUE(contains(feature(s, "submit").detail, "5.18-5.19"));
   EXPECT_TRUE(contains(feature(s, "punt").detail, "5.18-5.19"));
+  EXPECT_EQ(feature(s, "poll_arm").detail, "io_uring_poll_arm(ctx, req, ...), 5.15-5.19 shape");
+  EXPECT_EQ(feature(s, "task_add").detail,
+            "io_uring_task_add has 5 args: unrecognised prototype; poll wakeups queued as task "
+            "work are not counted (DEFER-TW cannot measure lag)");
+  EXPECT_EQ(feature(s, "task_work").detail,
+            "no io_uring_task_work_run tracepoint (added in 6.0): task-work runs are not counted");
+  EXPECT_TRUE(contains(feature(s, "local_work").detail, "no io_uring_local_work_run tracepoint"));
+  EXPECT_TRUE(contains(feature(s, "short_write").detail, "no io_uring_short_write tracepoint"));
+  EXPECT_EQ(feature(s, "req_failed").detail,
+            "io_uring_req_failed has 4 args: unrecognised prototype; requests rejected before "
+            "issue are counted only by their CQE, possibly under the wrong opcode");
 }
 
 TEST(ProbeKernel, Linux518) {
@@ -439,12 +570,17 @@ TEST(ProbeKernel, Linux518) {
   EXPECT_FALSE(s.overflow);
   EXPECT_EQ(s.tier, Tier::Full);
   EXPECT_EQ(s.programs, (Strings{"usc_sub_sqe_old", "usc_cqe_req", "usc_punt_518", "usc_create",
-                                 "usc_ring_fds", "usc_enter"}));
-  EXPECT_EQ(feature_flags(s), (Flags{true, true, true, true, false, true, true}));
+                                 "usc_ring_fds", "usc_enter", "usc_poll_arm_old", "usc_sched"}));
+  EXPECT_EQ(feature_flags(s), (Flags{true, true, true, true, false, true, true,  //
+                                     true, false, false, false, false, false, true}));
   EXPECT_EQ(s.req_bits, bits(4, 6, -1));
   EXPECT_TRUE(contains(feature(s, "complete").detail, "5.18 shape"));
   EXPECT_EQ(feature(s, "overflow").detail,
             "no io_uring_cqe_overflow tracepoint (added in 5.19): overflowed CQEs are not counted");
+  EXPECT_TRUE(contains(feature(s, "poll_arm").detail, "5.15-5.19"));
+  EXPECT_TRUE(contains(feature(s, "req_failed").detail, "io_uring_req_failed has 4 args"));
+  // prev_state (5.18+) is a fourth argument the program does not read.
+  EXPECT_TRUE(feature(s, "io_threads").enabled);
 }
 
 TEST(ProbeKernel, Linux515) {
@@ -458,13 +594,23 @@ TEST(ProbeKernel, Linux515) {
   // No request pointer at completion: usable, but not Full.
   EXPECT_EQ(s.tier, Tier::Legacy);
   EXPECT_EQ(s.programs, (Strings{"usc_sub_sqe_old", "usc_cqe_old", "usc_punt_515", "usc_create",
-                                 "usc_ring_fds", "usc_enter"}));
+                                 "usc_ring_fds", "usc_enter", "usc_poll_arm_old", "usc_sched"}));
   EXPECT_EQ(feature_names(s), kFeatureOrder);
-  EXPECT_EQ(feature_flags(s), (Flags{true, true, true, true, false, true, true}));
+  EXPECT_EQ(feature_flags(s), (Flags{true, true, true, true, false, true, true,  //
+                                     true, false, false, false, false, false, true}));
   EXPECT_EQ(s.req_bits, bits(4, -1, 23));
   EXPECT_TRUE(contains(feature(s, "submit").detail, "5.15-5.17"));
   EXPECT_TRUE(contains(feature(s, "complete").detail, "5.15-5.17"));
   EXPECT_TRUE(contains(feature(s, "punt").detail, "5.15-5.17"));
+  EXPECT_TRUE(contains(feature(s, "poll_arm").detail, "5.15-5.19"));
+  EXPECT_TRUE(contains(feature(s, "task_add").detail, "io_uring_task_add has 4 args"));
+  EXPECT_TRUE(contains(feature(s, "task_work").detail, "no io_uring_task_work_run tracepoint"));
+  // req_failed came in 5.16: absent, not unrecognised.
+  EXPECT_EQ(feature(s, "req_failed").detail,
+            "no io_uring_req_failed tracepoint: requests rejected before issue are counted only "
+            "by their CQE, possibly under the wrong opcode");
+  // Three-argument sched_switch (no prev_state before 5.18) is read the same way.
+  EXPECT_TRUE(contains(feature(s, "io_threads").detail, "sched_switch(preempt, prev, next"));
 }
 
 // --- degraded kernels -----------------------------------------------------------------
@@ -475,9 +621,8 @@ TEST(ProbeKernel, MissingPuntIsLegacyWithEverythingElseOn) {
   EXPECT_EQ(s.complete, CompleteShape::Cqe);
   EXPECT_EQ(s.punt, PuntShape::None);
   EXPECT_EQ(s.tier, Tier::Legacy);
-  EXPECT_EQ(feature_flags(s), (Flags{true, true, false, true, true, true, true}));
-  EXPECT_EQ(s.programs, (Strings{"usc_sub_req", "usc_cqe", "usc_create", "usc_cqe_ovf",
-                                 "usc_ring_fds", "usc_enter"}));
+  EXPECT_EQ(feature_flags(s), all_on_but({"punt"}));
+  EXPECT_EQ(s.programs, minus(kPrograms618, {"usc_punt"}));
   EXPECT_EQ(feature(s, "punt").detail,
             "no io_uring_queue_async_work tracepoint: punts to io-wq are not counted");
 }
@@ -491,8 +636,7 @@ TEST(ProbeKernel, MissingSubmitIsUnsupported) {
   EXPECT_TRUE(contains(feature(s, "submit").detail,
                        "no io_uring_submit_req or io_uring_submit_sqe tracepoint"));
   EXPECT_TRUE(contains(feature(s, "submit").detail, "not tracked"));
-  EXPECT_EQ(s.programs, (Strings{"usc_cqe", "usc_punt", "usc_create", "usc_cqe_ovf", "usc_ring_fds",
-                                 "usc_enter"}));
+  EXPECT_EQ(s.programs, minus(kPrograms618, {"usc_sub_req"}));
 }
 
 TEST(ProbeKernel, MissingCompleteIsUnsupported) {
@@ -510,12 +654,11 @@ TEST(ProbeKernel, MissingCreateAndIteratorTurnOnlyThoseOff) {
   add_618_tracepoints(k);  // no bpf_iter__task_file struct either
   const auto s = probe(k);
   EXPECT_EQ(s.tier, Tier::Full);
-  EXPECT_EQ(feature_flags(s), (Flags{true, true, true, false, true, false, true}));
+  EXPECT_EQ(feature_flags(s), all_on_but({"create", "fd_walk"}));
   EXPECT_TRUE(contains(feature(s, "create").detail, "no io_uring_create tracepoint"));
   EXPECT_TRUE(contains(feature(s, "fd_walk").detail, "bpf_iter__task_file"));
   EXPECT_TRUE(contains(feature(s, "fd_walk").detail, "5.8"));
-  EXPECT_EQ(s.programs,
-            (Strings{"usc_sub_req", "usc_cqe", "usc_punt", "usc_cqe_ovf", "usc_enter"}));
+  EXPECT_EQ(s.programs, minus(kPrograms618, {"usc_create", "usc_ring_fds"}));
   EXPECT_EQ(s.req_bits, bits(-1, -1, -1));
 }
 
@@ -601,7 +744,220 @@ TEST(ProbeKernel, CreateAndOverflowNeedFiveArgs) {
   EXPECT_FALSE(s.overflow);
   EXPECT_TRUE(contains(feature(s, "create").detail, "io_uring_create has 4 args"));
   EXPECT_TRUE(contains(feature(s, "overflow").detail, "io_uring_cqe_overflow has 6 args"));
-  EXPECT_EQ(s.programs, (Strings{"usc_sub_req", "usc_cqe", "usc_punt", "usc_enter"}));
+  EXPECT_EQ(s.programs,
+            (Strings{"usc_sub_req", "usc_cqe", "usc_punt", "usc_enter", "usc_poll_arm",
+                     "usc_task_add", "usc_tw_run", "usc_local_tw", "usc_short_write",
+                     "usc_req_failed", "usc_sched"}));
+}
+
+// --- poll, task work, writes, failures, io threads ------------------------------------
+
+TEST(ProbeKernel, TaskWorkRunWithAndWithoutLoopsBothSelectTwRun) {
+  struct Case {
+    bool loops;
+    const char* shape;
+  };
+  for (const Case& c : {Case{false, "(tctx, count), 6.9+ shape"},
+                        Case{true, "(tctx, count, loops), 6.0-6.8 shape"}}) {
+    SCOPED_TRACE(c.loops ? "task_work_run with 3 args" : "task_work_run with 2 args");
+    auto k = kernel_6_18({"task_work_run"});
+    const auto& t = k.types();
+    if (c.loops)
+      k.add_tracepoint("task_work_run", {t.void_ptr, t.unsigned_, t.unsigned_});
+    else
+      k.add_tracepoint("task_work_run", {t.void_ptr, t.unsigned_});
+    const auto s = probe(k);
+    EXPECT_TRUE(feature(s, "task_work").enabled);
+    EXPECT_TRUE(contains(feature(s, "task_work").detail, c.shape));
+    EXPECT_EQ(s.programs, kPrograms618);
+    EXPECT_EQ(s.programs[9], "usc_tw_run");
+  }
+}
+
+TEST(ProbeKernel, TaskWorkRunWithOtherArgCountsIsOff) {
+  for (int args : {1, 4}) {
+    SCOPED_TRACE(args);
+    auto k = kernel_6_18({"task_work_run"});
+    const auto& t = k.types();
+    if (args == 1)
+      k.add_tracepoint("task_work_run", {t.void_ptr});
+    else
+      k.add_tracepoint("task_work_run", {t.void_ptr, t.unsigned_, t.unsigned_, t.unsigned_});
+    const auto s = probe(k);
+    EXPECT_FALSE(feature(s, "task_work").enabled);
+    EXPECT_TRUE(contains(feature(s, "task_work").detail,
+                         "io_uring_task_work_run has " + std::to_string(args) +
+                             " args: unrecognised prototype; task-work runs are not counted"));
+    EXPECT_EQ(s.programs, minus(kPrograms618, {"usc_tw_run"}));
+  }
+}
+
+TEST(ProbeKernel, ReqFailedWithFourArgsIsOff) {
+  // The 5.18-5.19 shape (sqe, ctx, req, error) on an otherwise 6.18 kernel.
+  auto k = kernel_6_18({"req_failed"});
+  const auto& t = k.types();
+  k.add_tracepoint("req_failed", {t.sqe, t.void_ptr, t.void_ptr, t.int_});
+  const auto s = probe(k);
+  EXPECT_FALSE(feature(s, "req_failed").enabled);
+  EXPECT_TRUE(contains(feature(s, "req_failed").detail, "4 args"));
+  EXPECT_EQ(feature(s, "req_failed").detail,
+            "io_uring_req_failed has 4 args: unrecognised prototype; requests rejected before "
+            "issue are counted only by their CQE, possibly under the wrong opcode");
+  EXPECT_EQ(feature_flags(s), all_on_but({"req_failed"}));
+  EXPECT_EQ(s.programs, minus(kPrograms618, {"usc_req_failed"}));
+  EXPECT_EQ(s.tier, Tier::Full);
+}
+
+TEST(ProbeKernel, ReqFailedWithTwoArgsIsOff) {
+  // The 5.16-5.17 shape (sqe, error).
+  auto k = kernel_6_18({"req_failed"});
+  const auto& t = k.types();
+  k.add_tracepoint("req_failed", {t.sqe, t.int_});
+  const auto s = probe(k);
+  EXPECT_FALSE(feature(s, "req_failed").enabled);
+  EXPECT_TRUE(contains(feature(s, "req_failed").detail,
+                       "io_uring_req_failed has 2 args: unrecognised prototype"));
+  EXPECT_EQ(s.programs, minus(kPrograms618, {"usc_req_failed"}));
+}
+
+TEST(ProbeKernel, SchedSwitchWithFiveArgsIsOff) {
+  auto k = kernel_6_18({"sched_switch"});
+  const auto& t = k.types();
+  k.add_sched_switch({t.bool_, t.task, t.task, t.unsigned_, t.int_});
+  const auto s = probe(k);
+  EXPECT_FALSE(feature(s, "io_threads").enabled);
+  EXPECT_TRUE(contains(feature(s, "io_threads").detail, "5 args"));
+  EXPECT_EQ(feature(s, "io_threads").detail,
+            "sched_switch has 5 args: unrecognised prototype; SQPOLL sleeps and io-wq workers "
+            "are not seen (no SQPOLL or WORKERS finding)");
+  EXPECT_EQ(feature_flags(s), all_on_but({"io_threads"}));
+  EXPECT_EQ(s.programs, minus(kPrograms618, {"usc_sched"}));
+}
+
+TEST(ProbeKernel, SchedSwitchWithTwoArgsIsOff) {
+  auto k = kernel_6_18({"sched_switch"});
+  const auto& t = k.types();
+  k.add_sched_switch({t.bool_, t.task});
+  const auto s = probe(k);
+  EXPECT_FALSE(feature(s, "io_threads").enabled);
+  EXPECT_TRUE(contains(feature(s, "io_threads").detail, "sched_switch has 2 args"));
+  EXPECT_EQ(s.programs, minus(kPrograms618, {"usc_sched"}));
+}
+
+TEST(ProbeKernel, KernelWithoutSchedSwitchLosesOnlyIoThreads) {
+  const auto full = probe(kernel_6_18());
+  const auto s = probe(kernel_6_18({"sched_switch"}));
+  EXPECT_FALSE(feature(s, "io_threads").enabled);
+  EXPECT_EQ(feature(s, "io_threads").detail,
+            "no sched_switch tracepoint: SQPOLL sleeps and io-wq workers are not seen (no SQPOLL "
+            "or WORKERS finding)");
+  EXPECT_EQ(feature_flags(s), all_on_but({"io_threads"}));
+  EXPECT_EQ(s.programs, minus(kPrograms618, {"usc_sched"}));
+  // Everything else exactly as on the complete kernel.
+  EXPECT_EQ(s.tier, Tier::Full);
+  EXPECT_EQ(s.submit, full.submit);
+  EXPECT_EQ(s.complete, full.complete);
+  EXPECT_EQ(s.punt, full.punt);
+  EXPECT_EQ(s.req_bits, full.req_bits);
+  EXPECT_EQ(feature_names(s), kFeatureOrder);
+  ASSERT_EQ(s.features.size(), full.features.size());
+  for (size_t i = 0; i < s.features.size(); ++i) {
+    if (s.features[i].name == "io_threads") continue;
+    SCOPED_TRACE(s.features[i].name);
+    EXPECT_EQ(s.features[i].name, full.features[i].name);
+    EXPECT_EQ(s.features[i].enabled, full.features[i].enabled);
+    EXPECT_EQ(s.features[i].detail, full.features[i].detail);
+  }
+}
+
+TEST(ProbeKernel, SchedSwitchIsNotAnIoUringTracepoint) {
+  // The typedef is btf_trace_sched_switch; an io_uring_-prefixed one is someone else's.
+  auto k = kernel_6_18({"sched_switch"});
+  const auto& t = k.types();
+  k.add_tracepoint("sched_switch", {t.bool_, t.task, t.task, t.unsigned_});
+  const auto s = probe(k);
+  EXPECT_FALSE(feature(s, "io_threads").enabled);
+  EXPECT_TRUE(contains(feature(s, "io_threads").detail, "no sched_switch tracepoint"));
+  EXPECT_EQ(s.programs, minus(kPrograms618, {"usc_sched"}));
+}
+
+TEST(ProbeKernel, SchedSwitchTypedefToNonPointer) {
+  auto k = kernel_6_18({"sched_switch"});
+  k.checked(btf__add_typedef(k.raw(), "btf_trace_sched_switch", k.types().int_));
+  const auto s = probe(k);
+  EXPECT_FALSE(feature(s, "io_threads").enabled);
+  EXPECT_EQ(feature(s, "io_threads").detail,
+            "btf_trace_sched_switch is not a pointer to a function prototype; SQPOLL sleeps and "
+            "io-wq workers are not seen (no SQPOLL or WORKERS finding)");
+  EXPECT_EQ(s.programs, minus(kPrograms618, {"usc_sched"}));
+}
+
+TEST(ProbeKernel, SixArgPollArmSelectsTheLegacyProgram) {
+  // 5.15-5.17 (opcode, user_data) and 5.18-5.19 (user_data, opcode) orders: the program
+  // reads only ctx and req, which lead both.
+  for (bool order_518 : {false, true}) {
+    SCOPED_TRACE(order_518 ? "5.18-5.19 order" : "5.15-5.17 order");
+    auto k = kernel_6_18({"poll_arm"});
+    const auto& t = k.types();
+    if (order_518)
+      k.add_tracepoint("poll_arm", {t.void_ptr, t.void_ptr, t.u64, t.u8, t.int_, t.int_});
+    else
+      k.add_tracepoint("poll_arm", {t.void_ptr, t.void_ptr, t.u8, t.u64, t.int_, t.int_});
+    const auto s = probe(k);
+    EXPECT_TRUE(feature(s, "poll_arm").enabled);
+    EXPECT_EQ(feature(s, "poll_arm").detail,
+              "io_uring_poll_arm(ctx, req, ...), 5.15-5.19 shape");
+    Strings expected = kPrograms618;
+    expected[7] = "usc_poll_arm_old";
+    EXPECT_EQ(s.programs, expected);
+  }
+}
+
+TEST(ProbeKernel, PollArmWithOtherArgCountsIsOff) {
+  for (int args : {2, 5}) {
+    SCOPED_TRACE(args);
+    auto k = kernel_6_18({"poll_arm"});
+    const auto& t = k.types();
+    if (args == 2)
+      k.add_tracepoint("poll_arm", {t.req, t.int_});
+    else
+      k.add_tracepoint("poll_arm", {t.void_ptr, t.void_ptr, t.u64, t.u8, t.int_});
+    const auto s = probe(k);
+    EXPECT_FALSE(feature(s, "poll_arm").enabled);
+    EXPECT_EQ(feature(s, "poll_arm").detail,
+              "io_uring_poll_arm has " + std::to_string(args) +
+                  " args: unrecognised prototype; poll-arm retries (POLL-RETRY) are not counted");
+    EXPECT_EQ(s.programs, minus(kPrograms618, {"usc_poll_arm"}));
+  }
+}
+
+TEST(ProbeKernel, OneShapeFeaturesRejectOtherArgCounts) {
+  // task_add, local_work_run and short_write each have one readable shape.
+  auto k = kernel_6_18({"task_add", "local_work_run", "short_write"});
+  const auto& t = k.types();
+  k.add_tracepoint("task_add", {t.req, t.int_, t.int_});
+  k.add_tracepoint("local_work_run", {t.void_ptr, t.int_});
+  k.add_tracepoint("short_write", {t.void_ptr, t.u64, t.u64, t.u64, t.u64});
+  const auto s = probe(k);
+  EXPECT_EQ(feature_flags(s), all_on_but({"task_add", "local_work", "short_write"}));
+  EXPECT_TRUE(contains(feature(s, "task_add").detail, "io_uring_task_add has 3 args"));
+  EXPECT_TRUE(contains(feature(s, "local_work").detail, "io_uring_local_work_run has 2 args"));
+  EXPECT_TRUE(contains(feature(s, "local_work").detail, "no DEFER-TW finding"));
+  EXPECT_TRUE(contains(feature(s, "short_write").detail, "io_uring_short_write has 5 args"));
+  EXPECT_EQ(s.programs, minus(kPrograms618, {"usc_task_add", "usc_local_tw", "usc_short_write"}));
+}
+
+TEST(ProbeKernel, NewerFeaturesMissingFromA60Kernel) {
+  // A 6.0-like kernel: task_work_run with loops, no local_work_run yet.
+  auto k = kernel_6_18({"task_work_run", "local_work_run"});
+  const auto& t = k.types();
+  k.add_tracepoint("task_work_run", {t.void_ptr, t.unsigned_, t.unsigned_});
+  const auto s = probe(k);
+  EXPECT_EQ(feature_flags(s), all_on_but({"local_work"}));
+  EXPECT_EQ(feature(s, "local_work").detail,
+            "no io_uring_local_work_run tracepoint (added in 6.1 with DEFER_TASKRUN): "
+            "DEFER_TASKRUN local task work is not counted (no DEFER-TW finding)");
+  EXPECT_EQ(s.programs, minus(kPrograms618, {"usc_local_tw"}));
 }
 
 // --- odd BTF ----------------------------------------------------------------------------
@@ -642,9 +998,18 @@ TEST(ProbeKernel, EmptyBtfIsUnsupported) {
   EXPECT_EQ(s.complete, CompleteShape::None);
   EXPECT_EQ(s.punt, PuntShape::None);
   EXPECT_EQ(s.tier, Tier::Unsupported);
-  EXPECT_EQ(feature_flags(s), (Flags{false, false, false, false, false, false, true}));
+  EXPECT_EQ(feature_flags(s), (Flags{false, false, false, false, false, false, true,  //
+                                     false, false, false, false, false, false, false}));
   EXPECT_EQ(s.programs, Strings{"usc_enter"});
   EXPECT_EQ(s.req_bits, bits(-1, -1, -1));
+  EXPECT_EQ(feature(s, "poll_arm").detail,
+            "no io_uring_poll_arm tracepoint: poll-arm retries (POLL-RETRY) are not counted");
+  EXPECT_TRUE(contains(feature(s, "task_add").detail, "no io_uring_task_add tracepoint"));
+  EXPECT_TRUE(contains(feature(s, "local_work").detail, "(added in 6.1 with DEFER_TASKRUN)"));
+  EXPECT_TRUE(contains(feature(s, "short_write").detail, "(added in 6.0)"));
+  EXPECT_EQ(feature(s, "io_threads").detail,
+            "no sched_switch tracepoint: SQPOLL sleeps and io-wq workers are not seen (no SQPOLL "
+            "or WORKERS finding)");
 }
 
 TEST(ProbeKernel, NullBtf) {
@@ -705,14 +1070,14 @@ TEST(ProbeKernel, SyscallTracepointsToggleEnter) {
   const auto without = probe(k, false);
   EXPECT_TRUE(with.enter);
   EXPECT_TRUE(feature(with, "enter").enabled);
-  EXPECT_EQ(with.programs.back(), "usc_enter");
+  EXPECT_EQ(with.programs, kPrograms618);
 
   EXPECT_FALSE(without.enter);
   EXPECT_FALSE(feature(without, "enter").enabled);
   EXPECT_TRUE(contains(feature(without, "enter").detail, "sys_enter_io_uring_enter"));
   EXPECT_TRUE(contains(feature(without, "enter").detail, "not counted"));
-  EXPECT_EQ(without.programs, (Strings{"usc_sub_req", "usc_cqe", "usc_punt", "usc_create",
-                                       "usc_cqe_ovf", "usc_ring_fds"}));
+  EXPECT_EQ(without.programs, minus(kPrograms618, {"usc_enter"}));
+  EXPECT_EQ(feature_flags(without), all_on_but({"enter"}));
   // enter is not part of the tier decision.
   EXPECT_EQ(without.tier, Tier::Full);
 }
@@ -744,7 +1109,9 @@ TEST(KernelInfo, FullTierFromProbe) {
   const KernelInfo info = kernel_info(probe(kernel_6_18()), "6.18.0");
   EXPECT_EQ(info.release, "6.18.0");
   EXPECT_EQ(info.tier, "full");
-  EXPECT_EQ(info.features.size(), 7u);
+  ASSERT_EQ(info.features.size(), 14u);
+  EXPECT_EQ(info.features[13].name, "io_threads");
+  EXPECT_TRUE(info.features[13].enabled);
 }
 
 }  // namespace

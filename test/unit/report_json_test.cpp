@@ -3,6 +3,7 @@
 // come from the fixture's numbers (see the derivations there), not from the renderer.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
 #include <vector>
@@ -44,9 +45,9 @@ class ReportJson : public ::testing::Test {
 TEST_F(ReportJson, TopLevelKeysAndIdentity) {
   EXPECT_EQ(keys_of(j), (std::set<std::string>{"tool", "schema", "tool_version", "wall_ns", "ncpus",
                                                "kernel", "target", "counters", "ops", "rings",
-                                               "tool_stats", "findings"}));
+                                               "leak", "workers", "tool_stats", "findings"}));
   // Not measured yet: absent rather than a zero that would read as "checked, clean".
-  EXPECT_FALSE(j.contains("leak"));
+  // (leak is measured now: the leak scan always runs.)
   EXPECT_FALSE(j.contains("hazards"));
   EXPECT_FALSE(j.contains("end_to_end"));
 
@@ -107,7 +108,10 @@ TEST_F(ReportJson, OpShapeAndValues) {
   EXPECT_EQ(keys_of(read),
             (std::set<std::string>{"op", "opcode", "submitted", "completed", "untracked", "punted",
                                    "punt_pct", "errors", "multishot_cqes", "avg_ns", "p50_ns",
-                                   "p99_ns", "max_ns", "log2_hist"}));
+                                   "p99_ns", "max_ns", "log2_hist",
+                                   // added within schema 2
+                                   "punt_reasons", "errnos", "failed", "poll_armed",
+                                   "poll_armed_regular", "cancelled_at_exit"}));
   for (const char* key : {"opcode", "submitted", "completed", "untracked", "punted", "errors",
                           "multishot_cqes", "avg_ns", "p50_ns", "p99_ns", "max_ns"})
     EXPECT_TRUE(read.at(key).is_number_integer()) << key;
@@ -158,8 +162,10 @@ TEST_F(ReportJson, OpWithoutSamplesHasZeroLatency) {
 TEST_F(ReportJson, Rings) {
   const Json& rings = j.at("rings");
   ASSERT_EQ(rings.size(), 3u);
-  std::set<std::string> ring_keys{"id", "fd", "pid", "comm", "sq_entries", "cq_entries", "flags",
-                                  "flag_names", "sqpoll", "source", "avg_batch", "counters", "ops"};
+  std::set<std::string> ring_keys{"id",        "fd",       "pid",        "comm",   "sq_entries",
+                                  "cq_entries", "flags",    "flag_names", "sqpoll", "source",
+                                  "avg_batch", "counters", "ops",
+                                  "sq_tid"};  // added within schema 2
   for (const Json& r : rings) {
     EXPECT_EQ(keys_of(r), ring_keys);
     EXPECT_EQ(keys_of(r.at("counters")), keys_of(j.at("counters")));
@@ -177,6 +183,7 @@ TEST_F(ReportJson, Rings) {
   EXPECT_EQ(r0.at("flags").get<unsigned>(), 0u);
   EXPECT_EQ(r0.at("flag_names"), Json::array());
   EXPECT_EQ(r0.at("sqpoll"), false);
+  EXPECT_TRUE(r0.at("sq_tid").is_null());  // no SQPOLL thread
   EXPECT_EQ(r0.at("source"), "create");
   EXPECT_NEAR(r0.at("avg_batch").get<double>(), 1'209'544.0 / 1'204'332.0, 1e-12);
   EXPECT_EQ(r0.at("counters").at("submissions").get<uint64_t>(), 1'209'544u);
@@ -189,6 +196,8 @@ TEST_F(ReportJson, Rings) {
   EXPECT_EQ(r1.at("flags").get<unsigned>(), 10u);
   EXPECT_EQ(r1.at("flag_names"), (Json{"SQPOLL", "CQSIZE"}));
   EXPECT_EQ(r1.at("sqpoll"), true);
+  ASSERT_TRUE(r1.at("sq_tid").is_number_integer());
+  EXPECT_EQ(r1.at("sq_tid").get<unsigned>(), 4250u);
   EXPECT_EQ(r1.at("source"), "fd_table");
   EXPECT_DOUBLE_EQ(r1.at("avg_batch").get<double>(), 0.0);  // no submitting enters
   EXPECT_EQ(r1.at("counters").at("cq_overflows").get<uint64_t>(), 7u);
@@ -202,7 +211,14 @@ TEST_F(ReportJson, ToolStats) {
                                       {"opstats_full", 0},
                                       {"op_out_of_range", 0},
                                       {"enter_no_ring", 0},
-                                      {"overflow_no_req", 0}}));
+                                      {"overflow_no_req", 0},
+                                      {"errno_full", 0},
+                                      {"threads_full", 0}}));
+  snap.tool.errno_full = 4;
+  snap.tool.threads_full = 1;
+  const Json t = render_json(snap, findings).at("tool_stats");
+  EXPECT_EQ(t.at("errno_full").get<uint64_t>(), 4u);
+  EXPECT_EQ(t.at("threads_full").get<uint64_t>(), 1u);
 }
 
 TEST_F(ReportJson, Findings) {
@@ -261,6 +277,159 @@ TEST_F(ReportJson, LargeCountersStayExact) {
   EXPECT_EQ(back.at("rings")[0].at("counters").at("completions").get<uint64_t>(), UINT64_MAX);
 }
 
+// --- fields added within schema 2
+
+TEST_F(ReportJson, TopLevelOrderPutsLeakAndWorkersAfterRings) {
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : j.items()) keys.push_back(key);
+  auto pos = [&](const std::string& k) {
+    return std::find(keys.begin(), keys.end(), k) - keys.begin();
+  };
+  EXPECT_EQ(pos("leak"), pos("rings") + 1);
+  EXPECT_EQ(pos("workers"), pos("leak") + 1);
+  EXPECT_EQ(pos("tool_stats"), pos("workers") + 1);
+}
+
+TEST_F(ReportJson, NewerCountersAreEmittedEverywhere) {
+  // Named by hand, so a field dropped from kCounterFields fails here too.
+  for (const char* name :
+       {"failed_requests", "poll_armed", "poll_armed_regular", "short_writes", "task_adds",
+        "task_work_runs", "task_work_items", "local_task_work_runs", "local_task_work_items",
+        "local_task_work_max_lag_ns", "local_task_work_pending_ns", "sqpoll_offcpu_ns",
+        "sqpoll_sleeps", "sqpoll_preempts", "sqpoll_wakeups", "workers_distinct",
+        "cancelled_at_exit", "leaks_suspected", "leaks_pending"}) {
+    EXPECT_TRUE(j.at("counters").contains(name)) << name;
+    for (const Json& r : j.at("rings")) EXPECT_TRUE(r.at("counters").contains(name)) << name;
+  }
+  const Json& c = j.at("counters");
+  EXPECT_EQ(c.at("poll_armed").get<uint64_t>(), 940u);  // 40 + 900
+  EXPECT_EQ(c.at("poll_armed_regular").get<uint64_t>(), 12u);
+  EXPECT_EQ(c.at("short_writes").get<uint64_t>(), 17u);
+  EXPECT_EQ(c.at("task_adds").get<uint64_t>(), 1'105'000u);
+  EXPECT_EQ(c.at("task_work_runs").get<uint64_t>(), 601'000u);
+  EXPECT_EQ(c.at("task_work_items").get<uint64_t>(), 1'105'000u);
+  EXPECT_EQ(c.at("sqpoll_offcpu_ns").get<uint64_t>(), 9'300'000'000u);
+  EXPECT_EQ(c.at("sqpoll_sleeps").get<uint64_t>(), 9u);
+  EXPECT_EQ(c.at("sqpoll_preempts").get<uint64_t>(), 35u);
+  EXPECT_EQ(c.at("sqpoll_wakeups").get<uint64_t>(), 8u);
+  EXPECT_EQ(c.at("workers_distinct").get<uint64_t>(), 66u);  // pid 31337: 64, pid 4242: 2
+  EXPECT_EQ(c.at("failed_requests").get<uint64_t>(), 1u);
+  EXPECT_EQ(c.at("cancelled_at_exit").get<uint64_t>(), 1u);
+  EXPECT_EQ(c.at("leaks_suspected").get<uint64_t>(), 2u);
+  EXPECT_EQ(c.at("leaks_pending").get<uint64_t>(), 3u);
+
+  const Json& r1 = j.at("rings")[1].at("counters");
+  EXPECT_EQ(r1.at("sqpoll_offcpu_ns").get<uint64_t>(), 9'300'000'000u);
+  EXPECT_EQ(r1.at("workers_distinct").get<uint64_t>(), 2u);
+  EXPECT_EQ(r1.at("leaks_pending").get<uint64_t>(), 3u);
+  EXPECT_EQ(j.at("rings")[0].at("counters").at("workers_distinct").get<uint64_t>(), 64u);
+
+  // Each ring's counters are its own values, field by field.
+  for (std::size_t i = 0; i < snap.rings.size(); ++i)
+    for (const CounterField& f : kCounterFields)
+      EXPECT_EQ(j.at("rings")[i].at("counters").at(std::string(f.name)).get<uint64_t>(),
+                snap.rings[i].counters.*f.member)
+          << "ring " << i << " " << f.name;
+}
+
+TEST_F(ReportJson, LagCountersAreTheLargestNotTheSum) {
+  snap.rings[0].counters.local_task_work_max_lag_ns = 4'500'000;
+  snap.rings[1].counters.local_task_work_max_lag_ns = 1'000'000;
+  aggregate(snap);
+  Json again = render_json(snap, findings);
+  EXPECT_EQ(again.at("counters").at("local_task_work_max_lag_ns").get<uint64_t>(), 4'500'000u);
+}
+
+TEST_F(ReportJson, OpPuntReasonsErrnosAndPollCounts) {
+  const Json& write = op_named(j.at("ops"), "WRITE");
+  EXPECT_EQ(write.at("punt_reasons"),
+            (Json{{"forced", 0}, {"hashed", 1'820}, {"regular_file", 0}, {"eagain", 0}}));
+  const Json& errnos = write.at("errnos");
+  ASSERT_TRUE(errnos.is_array());
+  ASSERT_EQ(errnos.size(), 2u);
+  EXPECT_EQ(keys_of(errnos[0]), (std::set<std::string>{"errno", "name", "count"}));
+  ASSERT_TRUE(errnos[0].at("errno").is_number_integer());
+  EXPECT_EQ(errnos[0].at("errno").get<int>(), 9);
+  EXPECT_EQ(errnos[0].at("name"), "EBADF");
+  EXPECT_EQ(errnos[0].at("count").get<uint64_t>(), 2u);
+  EXPECT_EQ(errnos[1].at("errno").get<int>(), 22);
+  EXPECT_EQ(errnos[1].at("name"), "EINVAL");
+  EXPECT_EQ(errnos[1].at("count").get<uint64_t>(), 1u);
+  EXPECT_EQ(write.at("failed").get<uint64_t>(), 1u);
+
+  const Json& read = op_named(j.at("ops"), "READ");
+  EXPECT_EQ(read.at("punt_reasons"),
+            (Json{{"forced", 0}, {"hashed", 0}, {"regular_file", 690'000}, {"eagain", 5'512}}));
+  EXPECT_EQ(read.at("errnos"), Json::array());
+  EXPECT_EQ(read.at("poll_armed").get<uint64_t>(), 40u);
+  EXPECT_EQ(read.at("poll_armed_regular").get<uint64_t>(), 12u);
+  EXPECT_EQ(read.at("cancelled_at_exit").get<uint64_t>(), 1u);
+  EXPECT_EQ(op_named(j.at("ops"), "FSYNC").at("punt_reasons").at("forced").get<uint64_t>(),
+            16'304u);
+  for (const char* key : {"failed", "poll_armed", "poll_armed_regular", "cancelled_at_exit"})
+    EXPECT_TRUE(read.at(key).is_number_unsigned()) << key;
+  for (const auto& [key, value] : read.at("punt_reasons").items())
+    EXPECT_TRUE(value.is_number_unsigned()) << key;
+
+  // Per ring, the same shape with the ring's own numbers.
+  const Json& recv = j.at("rings")[1].at("ops")[0];
+  EXPECT_EQ(recv.at("op"), "RECV");
+  EXPECT_EQ(recv.at("poll_armed").get<uint64_t>(), 900u);
+  EXPECT_EQ(recv.at("poll_armed_regular").get<uint64_t>(), 0u);
+}
+
+TEST_F(ReportJson, Leak) {
+  const Json& leak = j.at("leak");
+  EXPECT_EQ(keys_of(leak), (std::set<std::string>{"threshold_ns", "suspected", "pending",
+                                                  "oldest_ns", "requests"}));
+  EXPECT_EQ(leak.at("threshold_ns").get<uint64_t>(), 5'000'000'000u);
+  EXPECT_EQ(leak.at("suspected").get<uint64_t>(), 2u);
+  EXPECT_EQ(leak.at("pending").get<uint64_t>(), 3u);
+  EXPECT_EQ(leak.at("oldest_ns").get<uint64_t>(), 11'900'000'000u);
+  const Json& reqs = leak.at("requests");
+  ASSERT_EQ(reqs.size(), 5u);
+  std::set<std::string> keys{"ring", "op", "opcode", "age_ns", "user_data", "user_data_hex",
+                             "where", "abandoned", "waiting"};
+  for (const Json& r : reqs) {
+    EXPECT_EQ(keys_of(r), keys);
+    EXPECT_TRUE(r.at("user_data").is_number_unsigned());
+    EXPECT_TRUE(r.at("abandoned").is_boolean());
+    EXPECT_TRUE(r.at("waiting").is_boolean());
+  }
+  EXPECT_EQ(reqs[0].at("ring").get<unsigned>(), 0u);
+  EXPECT_EQ(reqs[0].at("op"), "READ");
+  EXPECT_EQ(reqs[0].at("opcode").get<unsigned>(), 22u);
+  EXPECT_EQ(reqs[0].at("age_ns").get<uint64_t>(), 11'900'000'000u);
+  EXPECT_EQ(reqs[0].at("user_data").get<uint64_t>(), 0xdeadbeef00000001u);  // above INT64_MAX
+  EXPECT_EQ(reqs[0].at("user_data_hex"), "0xdeadbeef00000001");
+  EXPECT_EQ(reqs[0].at("where"), "io-wq");
+  EXPECT_EQ(reqs[0].at("abandoned"), false);
+  EXPECT_EQ(reqs[0].at("waiting"), false);
+
+  EXPECT_EQ(reqs[1].at("ring").get<unsigned>(), 1u);
+  EXPECT_EQ(reqs[1].at("op"), "RECV");
+  EXPECT_EQ(reqs[1].at("where"), "poll");
+  EXPECT_EQ(reqs[1].at("waiting"), true);
+  EXPECT_EQ(reqs[1].at("user_data_hex"), "0x1000");
+
+  EXPECT_EQ(reqs[3].at("where"), "issued");
+  EXPECT_EQ(reqs[3].at("abandoned"), true);
+  EXPECT_EQ(reqs[3].at("user_data").get<uint64_t>(), 42u);
+  EXPECT_EQ(reqs[3].at("user_data_hex"), "0x2a");
+
+  // The exposed piece has the same shape, and big user_data survives a text round trip.
+  EXPECT_EQ(leak_json(snap.leak), leak);
+  Json back = Json::parse(j.dump());
+  EXPECT_EQ(back.at("leak").at("requests")[0].at("user_data").get<uint64_t>(),
+            0xdeadbeef00000001u);
+}
+
+TEST_F(ReportJson, Workers) {
+  EXPECT_EQ(j.at("workers"), (Json::array({Json{{"pid", 31337}, {"distinct", 64}},
+                                           Json{{"pid", 4242}, {"distinct", 2}}})));
+  EXPECT_TRUE(j.at("workers")[0].at("pid").is_number_unsigned());
+}
+
 TEST(ReportJsonEmpty, EmptySnapshotKeepsTheShape) {
   Snapshot snap;
   snap.target.mode = TargetMode::Command;
@@ -274,6 +443,13 @@ TEST(ReportJsonEmpty, EmptySnapshotKeepsTheShape) {
   EXPECT_EQ(j.at("target").at("mode"), "command");
   EXPECT_EQ(j.at("target").at("command"), (Json{"./myapp", "-x"}));
   EXPECT_EQ(j.at("counters").size(), kCounterFields.size());
+  // The leak scan always runs: zeros here mean "none found", so the object is there.
+  EXPECT_EQ(j.at("leak"), (Json{{"threshold_ns", 0},
+                                {"suspected", 0},
+                                {"pending", 0},
+                                {"oldest_ns", 0},
+                                {"requests", Json::array()}}));
+  EXPECT_EQ(j.at("workers"), Json::array());
   EXPECT_EQ(Json::parse(j.dump()), j);
 }
 

@@ -26,6 +26,20 @@ namespace uringscope::report_test {
 // ring 1  dbwriter pid 4242, fd unknown, SQPOLL|CQSIZE, found in the fd table at attach;
 //         RECV 5,000 submitted, 5,012 completed of which 12 untracked; 7 CQ overflows.
 // ring 2  the catch-all ring: 3 NOPs.
+//
+// The newer fields, all hand-set:
+// ring 0  punt reasons: FSYNC 16,304 forced; READ 690,000 regular file + 5,512 -EAGAIN
+//         (= 695,512); WRITE 1,820 hashed. WRITE's 3 errors are EBADF (9) x2, EINVAL (22)
+//         x1, and 1 WRITE was rejected before issue. READ: 40 waited on poll, 12 of them on
+//         regular files, 1 cancelled at exit. Counters: 1 failed request, poll 40/12,
+//         17 short writes, 1,100,000 task work queued, run in 600,000 passes
+//         (1,100,000 items), 1 CQE cancelled at exit, 64 io-wq workers (pid 31337), 2 leaks
+//         suspected.
+// ring 1  SQPOLL thread tid 4250: 9.3s off-CPU = 75.0% of the 12.4s window, 9 sleeps,
+//         35 preemptions, 8 wake-up enters. RECV: 900 of 5,000 waited on poll. 5,000 task
+//         work queued, 1,000 runs of 5,000 items; 2 io-wq workers (pid 4242); 3 pending.
+// leaks   threshold 5s, 2 suspected + 3 pending, oldest 11.9s; five records, oldest first.
+// workers pid 31337: 64, pid 4242: 2.
 Histogram read_histogram() {
   Histogram h;
   h.buckets[13] = 1'000'000;
@@ -66,10 +80,21 @@ Snapshot report_fixture() {
   r0.counters.punted = 713'636;
   r0.counters.errors = 3;
   r0.counters.rings_created = 1;
+  r0.counters.failed_requests = 1;
+  r0.counters.poll_armed = 40;
+  r0.counters.poll_armed_regular = 12;
+  r0.counters.short_writes = 17;
+  r0.counters.task_adds = 1'100'000;
+  r0.counters.task_work_runs = 600'000;
+  r0.counters.task_work_items = 1'100'000;
+  r0.counters.cancelled_at_exit = 1;
+  r0.counters.workers_distinct = 64;
+  r0.counters.leaks_suspected = 2;
   {
     OpStats fsync;
     fsync.opcode = 3;
     fsync.submitted = fsync.completed = fsync.punted = 16'304;
+    fsync.punt_reasons.forced = 16'304;
     fsync.latency.buckets[16] = 16'304;
     fsync.latency.sum_ns = 16'304ull * 100'000;
     fsync.latency.max_ns = 120'000;
@@ -78,12 +103,20 @@ Snapshot report_fixture() {
     read.submitted = 1'102'238;
     read.completed = 1'102'236;
     read.punted = 695'512;
+    read.punt_reasons.regular_file = 690'000;
+    read.punt_reasons.eagain = 5'512;
+    read.poll_armed = 40;
+    read.poll_armed_regular = 12;
+    read.cancelled_at_exit = 1;
     read.latency = read_histogram();
     OpStats write;
     write.opcode = 23;
     write.submitted = write.completed = 91'002;
     write.punted = 1'820;
+    write.punt_reasons.hashed = 1'820;
     write.errors = 3;
+    write.errnos = {{9, 2}, {22, 1}};  // EBADF, EINVAL
+    write.failed = 1;
     write.latency.buckets[14] = 91'002;
     write.latency.sum_ns = 91'002ull * 22'000;
     write.latency.max_ns = 30'000;
@@ -105,12 +138,24 @@ Snapshot report_fixture() {
   r1.counters.completions = 5'012;
   r1.counters.cq_overflows = 7;
   r1.counters.untracked_completions = 12;
+  r1.sq_tid = 4250;
+  r1.counters.poll_armed = 900;
+  r1.counters.task_adds = 5'000;
+  r1.counters.task_work_runs = 1'000;
+  r1.counters.task_work_items = 5'000;
+  r1.counters.sqpoll_offcpu_ns = 9'300'000'000;
+  r1.counters.sqpoll_sleeps = 9;
+  r1.counters.sqpoll_preempts = 35;
+  r1.counters.sqpoll_wakeups = 8;
+  r1.counters.workers_distinct = 2;
+  r1.counters.leaks_pending = 3;
   {
     OpStats recv;
     recv.opcode = 27;
     recv.submitted = 5'000;
     recv.completed = 5'012;
     recv.untracked = 12;
+    recv.poll_armed = 900;
     recv.latency.buckets[9] = 5'000;
     recv.latency.sum_ns = 5'000ull * 850;
     recv.latency.max_ns = 1'000;
@@ -137,6 +182,23 @@ Snapshot report_fixture() {
 
   s.rings = {r0, r1, other};
   s.tool.rings_full = 9;
+  s.leak.threshold_ns = 5'000'000'000;
+  s.leak.suspected = 2;
+  s.leak.pending = 3;
+  s.leak.oldest_ns = 11'900'000'000;
+  s.leak.requests = {
+      {.ring = 0, .opcode = 22, .age_ns = 11'900'000'000, .user_data = 0xdeadbeef00000001,
+       .where = RequestWhere::IoWq},
+      {.ring = 1, .opcode = 27, .age_ns = 10'500'000'000, .user_data = 0x1000,
+       .where = RequestWhere::Poll, .waiting = true},
+      {.ring = 1, .opcode = 27, .age_ns = 10'500'000'000, .user_data = 0x1001,
+       .where = RequestWhere::Poll, .waiting = true},
+      {.ring = 0, .opcode = 22, .age_ns = 8'200'000'000, .user_data = 0x2a,
+       .where = RequestWhere::Issued, .abandoned = true},
+      {.ring = 1, .opcode = 27, .age_ns = 7'000'000'000, .user_data = 0x1002,
+       .where = RequestWhere::Poll, .waiting = true},
+  };
+  s.workers = {{31337, 64}, {4242, 2}};
   aggregate(s);
   return s;
 }
@@ -201,6 +263,7 @@ std::vector<std::string> ring_block(const std::vector<std::string>& lines,
   bool inside = false;
   for (const std::string& line : lines) {
     bool is_header = line.rfind("ring #", 0) == 0 || line.rfind("other rings", 0) == 0 ||
+                     line.rfind("leaks", 0) == 0 || line.rfind("io-wq workers:", 0) == 0 ||
                      line == "findings" || line == "tool losses";
     if (is_header) inside = line.rfind(header_prefix, 0) == 0;
     if (inside) block.push_back(line);
@@ -224,6 +287,46 @@ std::string row(const std::vector<std::string>& lines, std::string_view first_wo
   }
   EXPECT_EQ(hits, 1) << "rows starting with " << first_word;
   return found;
+}
+
+// The op table of a ring block: its "op" header and the `rows` lines under it. The
+// detail lines below the table also start with an op name, so rows are looked up here.
+std::vector<std::string> op_table(const std::vector<std::string>& block, std::size_t rows) {
+  auto header = std::find_if(block.begin(), block.end(), [](const std::string& l) {
+    return l.rfind("    op ", 0) == 0;
+  });
+  if (header == block.end() || static_cast<std::size_t>(block.end() - header) <= rows) {
+    ADD_FAILURE() << "no op table with " << rows << " rows";
+    return {};
+  }
+  return std::vector<std::string>(header, header + 1 + static_cast<std::ptrdiff_t>(rows));
+}
+
+// The lines after the first line equal to `heading`, up to the next line indented no
+// deeper than the heading (the next heading) or a blank line (the next section).
+std::vector<std::string> section(const std::vector<std::string>& lines, std::string_view heading) {
+  auto start = std::find(lines.begin(), lines.end(), heading);
+  if (start == lines.end()) return {};
+  std::size_t depth = heading.find_first_not_of(' ');
+  std::vector<std::string> out;
+  for (auto it = start + 1; it != lines.end(); ++it) {
+    std::size_t start_col = it->find_first_not_of(' ');
+    if (start_col == std::string::npos || start_col <= depth) break;
+    out.push_back(*it);
+  }
+  return out;
+}
+
+// Runs of blanks collapsed to one, ends trimmed: compares a table row's words and numbers
+// without restating its padding.
+std::string squeeze(std::string_view line) {
+  std::string out;
+  for (char ch : line) {
+    if (ch == ' ' && (out.empty() || out.back() == ' ')) continue;
+    out += ch;
+  }
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
 }
 
 class ReportText : public ::testing::Test {
@@ -294,7 +397,7 @@ TEST_F(ReportText, SubmissionBlock) {
 }
 
 TEST_F(ReportText, PerOpRows) {
-  auto ring0 = ring_block(lines, "ring #0");
+  auto ring0 = op_table(ring_block(lines, "ring #0"), 3);
   std::string header = row(ring0, "op");
   for (const char* col : {"reqs", "p50", "p99", "max", "punted", "errors"})
     EXPECT_TRUE(contains(header, col)) << col;
@@ -321,7 +424,7 @@ TEST_F(ReportText, PerOpRows) {
 }
 
 TEST_F(ReportText, OpColumnsLineUp) {
-  auto ring0 = ring_block(lines, "ring #0");
+  auto ring0 = op_table(ring_block(lines, "ring #0"), 3);
   // Right-aligned numbers: the "reqs" header ends where the request counts end.
   std::string header = row(ring0, "op");
   std::size_t reqs_end = header.find("reqs") + 4;
@@ -339,26 +442,34 @@ TEST_F(ReportText, ExactlyOneMarkerPerConcernedRow) {
   EXPECT_EQ(count_of(text, "<-- !"), 3u);
   auto ring1 = ring_block(lines, "ring #1");
   EXPECT_TRUE(ends_with(row(ring1, "CQ"), "<-- !"));
-  EXPECT_FALSE(contains(row(ring1, "RECV"), "<-- !"));
+  EXPECT_FALSE(contains(row(op_table(ring1, 1), "RECV"), "<-- !"));
 }
 
 TEST_F(ReportText, PuntOnAnotherRingOrOpDoesNotMark) {
   findings[1].ring = 1;  // PUNT READ now concerns ring 1, which has no READ
   std::string moved = render(snap, findings);
-  auto ring0 = ring_block(lines_of(moved), "ring #0");
+  auto ring0 = op_table(ring_block(lines_of(moved), "ring #0"), 3);
   EXPECT_FALSE(contains(row(ring0, "READ"), "<-- !"));
   findings[1].ring = 0;
   findings[1].opcode = 23;
-  auto ring0b = ring_block(lines_of(render(snap, findings)), "ring #0");
+  auto ring0b = op_table(ring_block(lines_of(render(snap, findings)), "ring #0"), 3);
   EXPECT_FALSE(contains(row(ring0b, "READ"), "<-- !"));
   EXPECT_TRUE(ends_with(row(ring0b, "WRITE"), "<-- !"));
 }
 
 TEST_F(ReportText, CountersShowOnlyNonZero) {
-  auto ring0 = ring_block(lines, "ring #0");
-  EXPECT_EQ(std::count_if(ring0.begin(), ring0.end(),
-                          [](const std::string& l) { return contains(l, "counters"); }),
-            0);  // all four are zero on ring 0
+  // Ring 0 now has a counters block for its newer counters, but the four original
+  // ones are zero there and stay out of it.
+  auto ring0 = section(ring_block(lines, "ring #0"), "  counters");
+  ASSERT_FALSE(ring0.empty());
+  for (const std::string& l : ring0) {
+    for (const char* label : {"CQ overflows", "multishot", "untracked", "in-flight table drops"})
+      EXPECT_FALSE(contains(l, label)) << l;
+  }
+  // The catch-all ring has no counter set at all: no block, not even its heading.
+  auto other = ring_block(lines, "other rings");
+  ASSERT_FALSE(other.empty());
+  for (const std::string& l : other) EXPECT_FALSE(contains(l, "counters")) << l;
 
   auto ring1 = ring_block(lines, "ring #1");
   EXPECT_EQ(std::count(ring1.begin(), ring1.end(), "  counters"), 1);
@@ -506,6 +617,325 @@ TEST(ReportTextSections, MergedOpTableMarksOpsWithAFindingOnAnyRing) {
   EXPECT_TRUE(ends_with(row(lines, "READ"), "<-- !"));
   EXPECT_EQ(count_of(out.str(), "<-- !"), 1u);
   EXPECT_TRUE(contains(row(lines, "RECV"), "5,000"));
+}
+
+
+// --- the newer fields: op details, the grown counters block, leaks, workers.
+
+// Findings for the newer tags, each on a row the fixture has numbers for.
+std::vector<Finding> newer_findings() {
+  auto finding = [](std::string tag, std::optional<uint32_t> ring, std::optional<uint32_t> op) {
+    return Finding{std::move(tag), Severity::Warn, ring, op, "message", "suggestion", {}};
+  };
+  return {finding("LEAK", 0u, 22u),          finding("LEAK", 1u, std::nullopt),
+          finding("SQPOLL", 1u, std::nullopt), finding("SHORT-WRITE", 0u, std::nullopt),
+          finding("POLL-RETRY", 1u, 27u),      finding("ERRORS", 0u, 23u),
+          finding("WORKERS", 0u, std::nullopt)};
+}
+
+std::vector<std::string> squeezed(const std::vector<std::string>& lines) {
+  std::vector<std::string> out;
+  for (const std::string& l : lines) out.push_back(squeeze(l));
+  return out;
+}
+
+TEST_F(ReportText, OpDetailsFollowTheTableUnderTheirOwnHeading) {
+  auto ring0 = ring_block(lines, "ring #0");
+  // "    READ punted 695,512: " is 4 + 21 columns: the continuation hangs under column 25.
+  const std::string hang(25, ' ');
+  EXPECT_EQ(section(ring0, "  per-op punts, errors, poll waits"),
+            (std::vector<std::string>{
+                "    FSYNC punted 16,304: 16,304 forced (IOSQE_ASYNC or blocking-only op)",
+                "    READ punted 695,512: 690,000 regular file (likely page-cache miss),",
+                hang + "5,512 -EAGAIN retry",
+                "    READ 40 of 1,102,238 waited on poll (12 on regular files)",
+                "    WRITE punted 1,820: 1,820 hashed buffered write",
+                "    WRITE errors 3: EBADF 2, EINVAL 1; 1 rejected before issue",
+            }));
+  // Between the op table and the counters.
+  auto heading = std::find(ring0.begin(), ring0.end(), "  per-op punts, errors, poll waits");
+  auto table = std::find(ring0.begin(), ring0.end(), op_table(ring0, 3).back());
+  auto counters = std::find(ring0.begin(), ring0.end(), "  counters");
+  EXPECT_EQ(table + 1, heading);
+  EXPECT_LT(heading, counters);
+
+  EXPECT_EQ(section(ring_block(lines, "ring #1"), "  per-op punts, errors, poll waits"),
+            (std::vector<std::string>{"    RECV 900 of 5,000 waited on poll"}));
+  // Nothing punted, failed or polled on the catch-all ring: no heading either.
+  for (const std::string& l : ring_block(lines, "other rings"))
+    EXPECT_FALSE(contains(l, "per-op punts")) << l;
+}
+
+TEST_F(ReportText, PuntsWithoutAReasonAreCountedAsUnclassified) {
+  snap.rings[0].ops[1].punt_reasons = {};  // READ: a kernel without punt attribution
+  snap.rings[0].ops[0].punt_reasons.forced = 16'000;  // FSYNC: 304 of 16,304 unexplained
+  auto details = section(ring_block(lines_of(render(snap, findings)), "ring #0"),
+                         "  per-op punts, errors, poll waits");
+  ASSERT_GE(details.size(), 3u);
+  // 25 + "16,000 forced (IOSQE_ASYNC or blocking-only op)," (48) = 73 columns; the next
+  // item would end at 90 > 76, so it wraps to the hang at column 25.
+  EXPECT_EQ(details[0],
+            "    FSYNC punted 16,304: 16,000 forced (IOSQE_ASYNC or blocking-only op),");
+  EXPECT_EQ(details[1], std::string(25, ' ') + "304 unclassified");
+  EXPECT_EQ(details[2], "    READ punted 695,512: 695,512 unclassified");
+}
+
+TEST_F(ReportText, ErrorLinesNameTheTopCodesThenTheRest) {
+  OpStats& write = snap.rings[0].ops[2];
+  write.errors = 40;
+  // Out of order on purpose; 20 + 10 + 5 shown, ENOSPC's 3 and 2 unrecorded are "other".
+  write.errnos = {{22, 10}, {9, 20}, {5, 5}, {28, 3}};
+  write.failed = 0;
+  auto details = [&] {
+    return section(ring_block(lines_of(render(snap, findings)), "ring #0"),
+                   "  per-op punts, errors, poll waits");
+  };
+  EXPECT_EQ(details().back(), "    WRITE errors 40: EBADF 20, EINVAL 10, EIO 5, 5 other");
+
+  write.errnos.clear();  // the errno table had no room: the count alone
+  EXPECT_EQ(details().back(), "    WRITE errors 40");
+
+  write.errors = 0;
+  write.failed = 2;  // rejected with no error CQE counted
+  EXPECT_EQ(details().back(), "    WRITE 2 rejected before issue");
+}
+
+TEST_F(ReportText, CountersBlockCarriesTheNewerCounters) {
+  EXPECT_EQ(squeezed(section(ring_block(lines, "ring #0"), "  counters")),
+            (std::vector<std::string>{
+                "requests rejected before issue 1",
+                "waited on poll, then retried 40 12 on regular files",
+                "short writes 17",
+                "task work queued 1,100,000",
+                "task work runs 600,000 1,100,000 items",
+                "CQEs cancelled at owner exit 1",
+                "io-wq workers (pid 31337, all rings) 64",
+                "leaks suspected (stuck) 2",
+            }));
+  // 9.3s of 12.4s off-CPU = 75.0%.
+  EXPECT_EQ(squeezed(section(ring_block(lines, "ring #1"), "  counters")),
+            (std::vector<std::string>{
+                "CQ overflows 7 <-- !",
+                "untracked completions 12",
+                "waited on poll, then retried 900",
+                "task work queued 5,000",
+                "task work runs 1,000 5,000 items",
+                "io-wq workers (pid 4242, all rings) 2",
+                "leaks pending (waiting on an event) 3",
+                "SQPOLL thread (tid 4250) off-CPU 9.3s 75.0% of the window",
+                "SQPOLL thread sleeps (idle) 9",
+                "SQPOLL thread preemptions 35",
+                "SQPOLL wake-up enter calls 8",
+            }));
+}
+
+TEST_F(ReportText, CounterValuesShareOneRightAlignedColumn) {
+  // Ring 0: indent 4, widest label "io-wq workers (pid 31337, all rings)" (36), gap 2,
+  // widest value "1,100,000" (9): every value ends at column 50.
+  for (const std::string& l : section(ring_block(lines, "ring #0"), "  counters")) {
+    ASSERT_GT(l.size(), 50u) << l;
+    EXPECT_NE(l[50], ' ') << l;
+    EXPECT_TRUE(l.size() == 51 || l[51] == ' ') << l;
+  }
+}
+
+TEST_F(ReportText, LocalTaskWorkLagAndPendingOnADeferTaskrunRing) {
+  Ring& r0 = snap.rings[0];
+  r0.setup_flags = (1u << 12) | (1u << 13);  // SINGLE_ISSUER | DEFER_TASKRUN
+  r0.counters.local_task_work_runs = 3'000;
+  r0.counters.local_task_work_items = 9'000;
+  r0.counters.local_task_work_max_lag_ns = 4'500'000;
+  r0.counters.local_task_work_pending_ns = 2'000'000;
+  findings.push_back({"DEFER-TW", Severity::Warn, 0u, std::nullopt, "lags", "run it", {}});
+  auto counters = [&] {
+    return squeezed(section(ring_block(lines_of(render(snap, findings)), "ring #0"), "  counters"));
+  };
+  auto has = [](const std::vector<std::string>& rows, const std::string& want) {
+    return std::find(rows.begin(), rows.end(), want) != rows.end();
+  };
+  auto c = counters();
+  EXPECT_TRUE(has(c, "local task work runs 3,000 9,000 items"));
+  EXPECT_TRUE(has(c, "local task work max lag 4.5ms <-- !"));
+  EXPECT_TRUE(has(c, "local task work pending at end (age) 2ms"));
+
+  // Local work that never ran: no lag to show, so DEFER-TW marks what is still pending.
+  r0.counters.local_task_work_runs = r0.counters.local_task_work_items = 0;
+  r0.counters.local_task_work_max_lag_ns = 0;
+  r0.counters.local_task_work_pending_ns = 2'000'000'000;
+  c = counters();
+  EXPECT_TRUE(has(c, "local task work pending at end (age) 2s <-- !"));
+  for (const std::string& row : c) {
+    EXPECT_FALSE(contains(row, "max lag")) << row;
+    EXPECT_FALSE(contains(row, "local task work runs")) << row;
+  }
+}
+
+TEST_F(ReportText, SqpollBlockOnlyOnSqpollRings) {
+  snap.rings[0].counters.sqpoll_offcpu_ns = 1'000'000;  // not an SQPOLL ring: not shown
+  snap.rings[1].counters.sqpoll_offcpu_ns = 0;          // a thread that never slept
+  snap.rings[1].counters.sqpoll_sleeps = 0;
+  snap.rings[1].counters.sqpoll_preempts = 0;
+  snap.rings[1].counters.sqpoll_wakeups = 0;
+  auto text2 = render(snap, findings);
+  for (const std::string& l : ring_block(lines_of(text2), "ring #0"))
+    EXPECT_FALSE(contains(l, "off-CPU")) << l;
+  // The thread was seen (tid 4250): zero off-CPU is news, so that line stays; the
+  // other SQPOLL counters are zero and stay out.
+  auto ring1 = squeezed(section(ring_block(lines_of(text2), "ring #1"), "  counters"));
+  ASSERT_FALSE(ring1.empty());
+  EXPECT_EQ(ring1.back(), "SQPOLL thread (tid 4250) off-CPU 0ns 0.0% of the window");
+  EXPECT_EQ(std::count_if(ring1.begin(), ring1.end(),
+                          [](const std::string& l) { return contains(l, "SQPOLL"); }),
+            1);
+
+  // No thread seen and nothing counted: nothing to say about it...
+  snap.rings[1].sq_tid = 0;
+  auto quiet = ring_block(lines_of(render(snap, findings)), "ring #1");
+  for (const std::string& l : quiet) EXPECT_FALSE(contains(l, "off-CPU")) << l;
+  // ...unless a finding is about it, which then has its line to mark.
+  findings.push_back({"SQPOLL", Severity::Info, 1u, std::nullopt, "m", "s", {}});
+  auto ring1b = squeezed(section(ring_block(lines_of(render(snap, findings)), "ring #1"),
+                                 "  counters"));
+  EXPECT_EQ(ring1b.back(), "SQPOLL thread off-CPU 0ns 0.0% of the window <-- !");
+}
+
+TEST_F(ReportText, MarkersForTheNewerTags) {
+  for (Finding& f : newer_findings()) findings.push_back(std::move(f));
+  std::string marked = render(snap, findings);
+  auto all = lines_of(marked);
+  auto ring0 = ring_block(all, "ring #0");
+  auto ring1 = ring_block(all, "ring #1");
+  EXPECT_TRUE(ends_with(row(ring0, "short"), "<-- !"));                   // SHORT-WRITE
+  EXPECT_TRUE(ends_with(row(ring0, "leaks"), "<-- !"));                   // LEAK ring 0
+  EXPECT_TRUE(ends_with(row(ring0, "io-wq"), "<-- !"));                   // WORKERS ring 0
+  EXPECT_TRUE(ends_with(row(op_table(ring0, 3), "WRITE"), "<-- !"));      // ERRORS WRITE
+  EXPECT_TRUE(ends_with(row(ring1, "leaks"), "<-- !"));  // LEAK ring 1: only pending there
+  EXPECT_TRUE(ends_with(row(op_table(ring1, 1), "RECV"), "<-- !"));      // POLL-RETRY RECV
+  std::string offcpu;
+  for (const std::string& l : ring1)
+    if (contains(l, "off-CPU")) offcpu = l;
+  EXPECT_TRUE(ends_with(offcpu, "<-- !")) << offcpu;                     // SQPOLL ring 1
+  EXPECT_FALSE(contains(row(ring1, "io-wq"), "<-- !"));  // WORKERS was about ring 0's process
+  // The run-level line of ring 0's process, not the other one.
+  std::string pid31337, pid4242;
+  for (const std::string& l : all) {
+    if (l.rfind("io-wq workers: pid 31337", 0) == 0) pid31337 = l;
+    if (l.rfind("io-wq workers: pid 4242", 0) == 0) pid4242 = l;
+  }
+  EXPECT_TRUE(ends_with(pid31337, "<-- !")) << pid31337;
+  EXPECT_FALSE(contains(pid4242, "<-- !")) << pid4242;
+  // 3 from before, 4 on ring 0, 3 on ring 1, 1 run-level.
+  EXPECT_EQ(count_of(marked, "<-- !"), 11u);
+}
+
+TEST_F(ReportText, PollRetryWithoutAnOpMarksNoOpRow) {
+  findings.push_back({"POLL-RETRY", Severity::Info, 1u, std::nullopt, "m", "s", {}});
+  auto ring1 = ring_block(lines_of(render(snap, findings)), "ring #1");
+  EXPECT_FALSE(contains(row(op_table(ring1, 1), "RECV"), "<-- !"));
+}
+
+TEST_F(ReportText, LeaksSection) {
+  auto leaks = std::find(lines.begin(), lines.end(), "leaks (requests in flight longer than 5s)");
+  ASSERT_NE(leaks, lines.end());
+  // Columns: ring 4, op 4, age 5 (right-aligned), user_data 18, where 6, then the state.
+  std::vector<std::string> want{
+      "  2 suspected, 3 pending (waiting on an event); oldest 11.9s",
+      "  ring  op      age  user_data           where",
+      "  #0    READ  11.9s  0xdeadbeef00000001  io-wq",
+      "  #1    RECV  10.5s  0x1000              poll    waiting",
+      "  #1    RECV  10.5s  0x1001              poll    waiting",
+      "  #0    READ   8.2s  0x2a                issued  abandoned",
+      "  #1    RECV     7s  0x1002              poll    waiting",
+  };
+  ASSERT_GT(lines.end() - leaks, static_cast<std::ptrdiff_t>(want.size()));
+  auto after = leaks + 1 + static_cast<std::ptrdiff_t>(want.size());
+  EXPECT_EQ(std::vector<std::string>(leaks + 1, after), want);
+  EXPECT_EQ(leaks[want.size() + 1], "");  // all five listed: no "more" line
+}
+
+TEST_F(ReportText, LeaksListTheOldestTenThenCountTheRest) {
+  LeakInfo& leak = snap.leak;
+  leak.requests.clear();
+  for (uint64_t i = 0; i < 12; ++i)
+    leak.requests.push_back({.ring = 2, .opcode = 0, .age_ns = (20 - i) * 1'000'000'000,
+                             .user_data = i});
+  leak.suspected = 70;  // more than the 12 recorded
+  leak.pending = 0;
+  auto all = lines_of(render(snap, findings));
+  auto start = std::find(all.begin(), all.end(), "leaks (requests in flight longer than 5s)");
+  ASSERT_NE(start, all.end());
+  std::vector<std::string> block(start, std::find(start, all.end(), ""));
+  ASSERT_EQ(block.size(), 1u + 1 + 1 + 10 + 1);  // title, totals, header, 10 rows, more
+  EXPECT_EQ(squeeze(block[3]), "other NOP 20s 0x0 issued");  // catch-all ring: "other"
+  EXPECT_EQ(squeeze(block[12]), "other NOP 11s 0x9 issued");
+  EXPECT_EQ(block.back(), "  ... and 60 more");
+}
+
+TEST_F(ReportText, NoLeaksNoSection) {
+  snap.leak.suspected = snap.leak.pending = 0;
+  snap.leak.requests.clear();
+  EXPECT_FALSE(contains(render(snap, findings), "leaks ("));
+  // Counted but not recorded, and no threshold known: the totals alone, no empty table
+  // and no "more" line.
+  snap.leak.pending = 1;
+  snap.leak.threshold_ns = 0;
+  EXPECT_TRUE(contains(render(snap, findings),
+                       "\nleaks (requests in flight past the leak age)\n"
+                       "  0 suspected, 1 pending (waiting on an event); oldest 11.9s\n\n"));
+}
+
+TEST_F(ReportText, RunLevelWorkersLines) {
+  // Labels 33 and 35 wide, one blank, counts right-aligned in 2.
+  auto first = std::find(lines.begin(), lines.end(), "io-wq workers: pid 31337 (myapp):   64");
+  ASSERT_NE(first, lines.end());
+  ASSERT_NE(first + 1, lines.end());
+  EXPECT_EQ(first[1], "io-wq workers: pid 4242 (dbwriter):  2");
+  EXPECT_EQ(first[-1], "");
+
+  snap.workers = {{77, 5}};  // a process with no ring of its own: no comm to show
+  EXPECT_TRUE(contains(render(snap, findings), "\nio-wq workers: pid 77: 5\n"));
+  snap.workers.clear();
+  EXPECT_FALSE(contains(render(snap, findings), "io-wq workers:"));
+}
+
+TEST_F(ReportText, RingLessWorkersFindingMarksByPidEvidence) {
+  auto run_level = [&](const std::vector<Finding>& fs) {
+    std::vector<std::string> out;
+    for (const std::string& l : lines_of(render(snap, fs)))
+      if (l.rfind("io-wq workers:", 0) == 0) out.push_back(l);
+    return out;
+  };
+  Finding workers{"WORKERS", Severity::Warn, std::nullopt, std::nullopt, "m", "s",
+                  {{"pid", int64_t{4242}}}};
+  auto by_pid = run_level({workers});
+  ASSERT_EQ(by_pid.size(), 2u);
+  EXPECT_FALSE(contains(by_pid[0], "<-- !"));
+  EXPECT_TRUE(ends_with(by_pid[1], "<-- !"));
+
+  workers.evidence.clear();  // about the whole run: every process's line
+  auto whole = run_level({workers});
+  ASSERT_EQ(whole.size(), 2u);
+  EXPECT_TRUE(ends_with(whole[0], "<-- !"));
+  EXPECT_TRUE(ends_with(whole[1], "<-- !"));
+}
+
+TEST_F(ReportText, ToolLossesIncludeErrnoAndThreadTables) {
+  snap.tool = {};
+  snap.tool.errno_full = 4;
+  snap.tool.threads_full = 1;
+  auto losses = section(lines_of(render(snap, findings)), "tool losses");
+  EXPECT_EQ(squeezed(losses),
+            (std::vector<std::string>{"error CQEs whose code was not recorded (errno table full) 4",
+                                      "io threads not recorded (thread table full) 1"}));
+}
+
+TEST_F(ReportText, RunSectionsInOrder) {
+  auto at = [&](std::string_view needle) { return text.find(needle); };
+  ASSERT_NE(at("\nleaks ("), std::string::npos);
+  EXPECT_LT(at("\nother rings"), at("\nleaks ("));
+  EXPECT_LT(at("\nleaks ("), at("\nio-wq workers: "));
+  EXPECT_LT(at("\nio-wq workers: "), at("\ntool losses"));
+  EXPECT_LT(at("\ntool losses"), at("\nfindings"));
 }
 
 }  // namespace

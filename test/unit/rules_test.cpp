@@ -29,10 +29,21 @@ namespace {
 
 constexpr uint32_t kNop = 0;
 constexpr uint32_t kFsync = 3;
+constexpr uint32_t kPollAdd = 6;
+constexpr uint32_t kPollRemove = 7;
+constexpr uint32_t kTimeout = 11;
+constexpr uint32_t kTimeoutRemove = 12;
+constexpr uint32_t kAccept = 13;
+constexpr uint32_t kAsyncCancel = 14;
+constexpr uint32_t kLinkTimeout = 15;
+constexpr uint32_t kOpenat = 18;
 constexpr uint32_t kRead = 22;
 constexpr uint32_t kWrite = 23;
 constexpr uint32_t kSend = 26;
+constexpr uint32_t kRecv = 27;
+constexpr uint64_t kMs = 1'000'000;
 constexpr uint64_t kSecond = 1'000'000'000;
+constexpr uint32_t kSetupSingleIssuer = 1u << 12;
 
 // A ring that submitted `sqes` SQEs in `calls` submitting enter calls, all completed.
 Ring busy_ring(uint32_t id, uint64_t calls, uint64_t sqes) {
@@ -104,6 +115,15 @@ double ev_real(const Finding& f, std::string_view key) {
   return std::get<double>(e->value);
 }
 
+std::string ev_text(const Finding& f, std::string_view key) {
+  const Evidence* e = find_evidence(f, key);
+  if (!e || !std::holds_alternative<std::string>(e->value)) {
+    ADD_FAILURE() << f.tag << ": no text evidence " << key;
+    return {};
+  }
+  return std::get<std::string>(e->value);
+}
+
 bool contains(const std::string& haystack, std::string_view needle) {
   return haystack.find(needle) != std::string::npos;
 }
@@ -142,7 +162,9 @@ TEST(Punt, FiresPerOpWithEvidence) {
   // the p99, human-readable: 2037 ns to three significant digits
   EXPECT_TRUE(contains(f.message, "p99 2.04us")) << f.message;
   EXPECT_TRUE(contains(f.suggestion, "O_DIRECT")) << f.suggestion;
+  // No punt reasons in the row (a legacy kernel): the advice is hedged.
   EXPECT_TRUE(contains(f.suggestion, "Likely")) << f.suggestion;
+  EXPECT_EQ(ev_text(f, "reason"), "unknown");
 }
 
 TEST(Punt, NoLatencySampleIsNotPrintedAsZero) {
@@ -250,6 +272,99 @@ TEST(Punt, SameOpOnTwoRingsKeepsTheParent) {
   EXPECT_EQ(ev_int(punts[0], "submitted"), 200);
 }
 
+OpStats punted_row(uint32_t opcode, uint64_t submitted, PuntReasons reasons) {
+  OpStats op = op_row(opcode, submitted,
+                      reasons.forced + reasons.hashed + reasons.regular_file + reasons.eagain);
+  op.punt_reasons = reasons;
+  return op;
+}
+
+TEST(Punt, NamesTheDominantReasonAndItsFix) {
+  // 50 of 200 READs punted: 10 forced, 40 on a regular file (page-cache misses).
+  Snapshot s = snapshot_of(
+      {ring_with_ops(0, {punted_row(kRead, 200, {.forced = 10, .regular_file = 40})})});
+  auto punts = with_tag(evaluate(s), "PUNT");
+  ASSERT_EQ(punts.size(), 1u);
+  const Finding& f = punts[0];
+  EXPECT_EQ(ev_text(f, "reason"), "regular_file");
+  EXPECT_EQ(ev_int(f, "forced"), 10);
+  EXPECT_EQ(ev_int(f, "hashed"), 0);
+  EXPECT_EQ(ev_int(f, "regular_file"), 40);
+  EXPECT_EQ(ev_int(f, "eagain"), 0);
+  EXPECT_EQ(ev_int(f, "punted"), 50);
+  EXPECT_DOUBLE_EQ(ev_real(f, "punt_pct"), 25.0);
+  // largest reason first in the breakdown
+  EXPECT_TRUE(contains(f.message, "regular file, would block 40; IOSQE_ASYNC 10")) << f.message;
+  EXPECT_TRUE(contains(f.suggestion, "O_DIRECT")) << f.suggestion;
+  EXPECT_TRUE(contains(f.suggestion, "POSIX_FADV_WILLNEED")) << f.suggestion;
+  // the reason is known: no hedging
+  EXPECT_FALSE(contains(f.suggestion, "Likely")) << f.suggestion;
+}
+
+TEST(Punt, ForcedPuntsSayDropIosqeAsync) {
+  // The injector's punt scenario: every READ carries IOSQE_ASYNC.
+  Snapshot s = snapshot_of({ring_with_ops(0, {punted_row(kRead, 1000, {.forced = 1000})})});
+  auto punts = with_tag(evaluate(s), "PUNT");
+  ASSERT_EQ(punts.size(), 1u);
+  EXPECT_EQ(ev_text(punts[0], "reason"), "forced");
+  EXPECT_DOUBLE_EQ(ev_real(punts[0], "punt_pct"), 100.0);
+  EXPECT_TRUE(contains(punts[0].suggestion, "Drop IOSQE_ASYNC")) << punts[0].suggestion;
+  EXPECT_TRUE(contains(punts[0].suggestion, "READ requests")) << punts[0].suggestion;
+}
+
+TEST(Punt, EachReasonHasItsOwnFix) {
+  // WRITE: 60 hashed of 100; SEND: 70 -EAGAIN of 100; OPENAT: 80 regular-file of 100.
+  Snapshot s = snapshot_of({ring_with_ops(0, {punted_row(kOpenat, 100, {.regular_file = 80}),
+                                              punted_row(kWrite, 100, {.hashed = 60}),
+                                              punted_row(kSend, 100, {.eagain = 70})})});
+  auto punts = with_tag(evaluate(s), "PUNT");
+  // parent (210 / 300 = 70 %) and three rows, ascending opcode
+  ASSERT_EQ(punts.size(), 4u);
+  EXPECT_FALSE(punts[0].ring.has_value());
+  EXPECT_EQ(ev_int(punts[0], "punted"), 210);
+  EXPECT_EQ(ev_int(punts[0], "regular_file"), 80);
+  EXPECT_EQ(ev_int(punts[0], "hashed"), 60);
+  EXPECT_EQ(ev_int(punts[0], "eagain"), 70);
+  EXPECT_EQ(ev_text(punts[0], "reason"), "regular_file");
+  EXPECT_TRUE(contains(punts[0].suggestion, "cause and its fix")) << punts[0].suggestion;
+
+  EXPECT_EQ(punts[1].opcode, kOpenat);
+  EXPECT_EQ(ev_text(punts[1], "reason"), "regular_file");
+  // not a read: the page-cache advice would be wrong
+  EXPECT_TRUE(contains(punts[1].suggestion, "fallocate")) << punts[1].suggestion;
+  EXPECT_FALSE(contains(punts[1].suggestion, "page cache")) << punts[1].suggestion;
+
+  EXPECT_EQ(punts[2].opcode, kWrite);
+  EXPECT_EQ(ev_text(punts[2], "reason"), "hashed");
+  EXPECT_TRUE(contains(punts[2].suggestion, "inode")) << punts[2].suggestion;
+  EXPECT_TRUE(contains(punts[2].suggestion, "O_DIRECT")) << punts[2].suggestion;
+
+  EXPECT_EQ(punts[3].opcode, kSend);
+  EXPECT_EQ(ev_text(punts[3], "reason"), "eagain");
+  EXPECT_TRUE(contains(punts[3].suggestion, "-EAGAIN")) << punts[3].suggestion;
+  for (const Finding& f : punts) EXPECT_FALSE(contains(f.suggestion, "Likely")) << f.suggestion;
+}
+
+TEST(Punt, TiedReasonsNameIosqeAsync) {
+  // 20 forced, 20 hashed: the one the program sets itself wins the tie.
+  Snapshot s = snapshot_of(
+      {ring_with_ops(0, {punted_row(kWrite, 100, {.forced = 20, .hashed = 20})})});
+  auto punts = with_tag(evaluate(s), "PUNT");
+  ASSERT_EQ(punts.size(), 1u);
+  EXPECT_EQ(ev_text(punts[0], "reason"), "forced");
+}
+
+TEST(Punt, UnknownReasonsKeepTheHedge) {
+  // A legacy kernel: punts counted, reasons all zero.
+  Snapshot s = snapshot_of({ring_with_ops(0, {op_row(kWrite, 100, 40)})});
+  auto punts = with_tag(evaluate(s), "PUNT");
+  ASSERT_EQ(punts.size(), 1u);
+  EXPECT_EQ(ev_text(punts[0], "reason"), "unknown");
+  EXPECT_EQ(ev_int(punts[0], "forced"), 0);
+  EXPECT_TRUE(contains(punts[0].suggestion, "Likely")) << punts[0].suggestion;
+  EXPECT_FALSE(contains(punts[0].message, "by reason")) << punts[0].message;
+}
+
 // --- BATCH --------------------------------------------------------------------------
 
 TEST(Batch, WarnsBelowOneAndAHalf) {
@@ -326,6 +441,627 @@ TEST(Batch, MessageUsesHumanNumbers) {
   EXPECT_TRUE(contains(batch[0].message, "1.00 SQEs")) << batch[0].message;
 }
 
+// --- OVERFLOW -----------------------------------------------------------------------
+
+TEST(Overflow, AnyOverflowIsCritical) {
+  // The injector's overflow scenario: 64 NOPs into a 16-entry CQ, 48 overflowed.
+  Ring ring = busy_ring(0, 8, 64);
+  ring.sq_entries = 8;
+  ring.cq_entries = 16;
+  ring.counters.cq_overflows = 48;
+  auto overflow = with_tag(evaluate(snapshot_of({ring})), "OVERFLOW");
+  ASSERT_EQ(overflow.size(), 1u);
+  const Finding& f = overflow[0];
+  EXPECT_EQ(f.severity, Severity::Crit);
+  EXPECT_EQ(f.ring, 0u);
+  EXPECT_FALSE(f.opcode.has_value());
+  EXPECT_EQ(ev_int(f, "cq_overflows"), 48);
+  EXPECT_EQ(ev_int(f, "cq_entries"), 16);
+  EXPECT_EQ(ev_int(f, "sq_entries"), 8);
+  EXPECT_EQ(ev_int(f, "completions"), 64);
+  EXPECT_TRUE(contains(f.message, "16-entry CQ")) << f.message;
+  EXPECT_TRUE(contains(f.message, "75.0% of 64")) << f.message;  // 48 / 64
+  EXPECT_TRUE(contains(f.suggestion, "IORING_SETUP_CQSIZE")) << f.suggestion;
+
+  ring.counters.cq_overflows = 1;
+  EXPECT_EQ(with_tag(evaluate(snapshot_of({ring})), "OVERFLOW").size(), 1u);
+}
+
+TEST(Overflow, SilentWithoutOverflow) {
+  Ring ring = busy_ring(0, 8, 64);
+  ring.cq_entries = 16;
+  EXPECT_TRUE(with_tag(evaluate(snapshot_of({ring})), "OVERFLOW").empty());
+}
+
+TEST(Overflow, PerRing) {
+  Ring a = busy_ring(0, 10, 320);
+  Ring b = busy_ring(1, 10, 320);
+  b.counters.cq_overflows = 5;
+  auto overflow = with_tag(evaluate(snapshot_of({a, b})), "OVERFLOW");
+  ASSERT_EQ(overflow.size(), 1u);
+  EXPECT_EQ(overflow[0].ring, 1u);
+  EXPECT_EQ(ev_int(overflow[0], "cq_entries"), 512);
+}
+
+// --- WORKERS ------------------------------------------------------------------------
+
+Ring owned_ring(uint32_t id, uint32_t pid, std::vector<OpStats> ops) {
+  Ring ring = ring_with_ops(id, std::move(ops));
+  ring.pid = pid;
+  ring.comm = "db";
+  return ring;
+}
+
+TEST(Workers, FiresPerProcessAndNamesTheOpsThatFedIt) {
+  // 8 CPUs: limit max(16, 4 * 8) = 32. pid 100 ran 40 workers; its two rings punted READ
+  // 500 + 100, FSYNC 300 and WRITE 100. pid 200's punts are not its business.
+  Snapshot s = snapshot_of(
+      {owned_ring(0, 100, {op_row(kNop, 50, 0), op_row(kFsync, 300, 300), op_row(kRead, 500, 500)}),
+       owned_ring(1, 100, {op_row(kRead, 100, 100), op_row(kWrite, 100, 100)}),
+       owned_ring(2, 200, {op_row(kRead, 9999, 9999)})});
+  s.workers = {{.pid = 100, .distinct = 40}, {.pid = 200, .distinct = 3}};
+  auto workers = with_tag(evaluate(s), "WORKERS");
+  ASSERT_EQ(workers.size(), 1u);
+  const Finding& f = workers[0];
+  EXPECT_EQ(f.severity, Severity::Warn);
+  EXPECT_EQ(f.ring, 0u);  // the process's first ring
+  EXPECT_FALSE(f.opcode.has_value());
+  EXPECT_EQ(ev_int(f, "workers"), 40);
+  EXPECT_EQ(ev_int(f, "limit"), 32);
+  EXPECT_EQ(ev_int(f, "ncpus"), 8);
+  EXPECT_EQ(ev_int(f, "pid"), 100);
+  EXPECT_EQ(ev_int(f, "punted"), 1000);
+  EXPECT_EQ(ev_text(f, "fed_by"), "READ 600, FSYNC 300, WRITE 100");
+  EXPECT_TRUE(contains(f.message, "pid 100 (db)")) << f.message;
+  EXPECT_TRUE(contains(f.message, "limit of 32 (max(16, 4 x 8 CPUs))")) << f.message;
+  EXPECT_TRUE(contains(f.message, "READ 600, FSYNC 300, WRITE 100")) << f.message;
+  EXPECT_TRUE(contains(f.suggestion, "IORING_REGISTER_IOWQ_MAX_WORKERS")) << f.suggestion;
+  EXPECT_TRUE(contains(f.suggestion, "{8, 8}")) << f.suggestion;
+}
+
+TEST(Workers, LimitIsPerCpuWithAFloor) {
+  auto fires = [](unsigned ncpus, uint64_t distinct) {
+    Snapshot s = snapshot_of({owned_ring(0, 7, {op_row(kRead, 100, 0)})});
+    s.ncpus = ncpus;
+    s.workers = {{.pid = 7, .distinct = distinct}};
+    return !with_tag(evaluate(s), "WORKERS").empty();
+  };
+  EXPECT_FALSE(fires(8, 31));  // 4 x 8 = 32
+  EXPECT_TRUE(fires(8, 32));
+  EXPECT_FALSE(fires(2, 15));  // 4 x 2 = 8, the floor of 16 rules
+  EXPECT_TRUE(fires(2, 16));
+  EXPECT_FALSE(fires(0, 15));  // CPU count unknown: the floor alone
+  EXPECT_TRUE(fires(0, 16));
+}
+
+TEST(Workers, ProcessWithoutRings) {
+  Snapshot s = snapshot_of({owned_ring(0, 100, {op_row(kRead, 100, 0)})});
+  s.workers = {{.pid = 300, .distinct = 500}};
+  auto workers = with_tag(evaluate(s), "WORKERS");
+  ASSERT_EQ(workers.size(), 1u);
+  EXPECT_FALSE(workers[0].ring.has_value());
+  EXPECT_EQ(ev_int(workers[0], "punted"), 0);
+  EXPECT_EQ(ev_text(workers[0], "fed_by"), "");
+  EXPECT_TRUE(contains(workers[0].message, "No request")) << workers[0].message;
+  EXPECT_EQ(ev_int(workers[0], "limit"), 32);
+}
+
+TEST(Workers, SilentWithoutWorkerRecords) {
+  // Punts alone are PUNT's business, not WORKERS'.
+  Snapshot s = snapshot_of({owned_ring(0, 100, {op_row(kRead, 1000, 1000)})});
+  EXPECT_TRUE(with_tag(evaluate(s), "WORKERS").empty());
+}
+
+// --- SQPOLL -------------------------------------------------------------------------
+
+// An SQPOLL ring whose thread (tid 4242) was seen, with `sqes` SQEs submitted by it.
+Ring sqpoll_ring(uint64_t sqes) {
+  Ring ring{.id = 0,
+            .sq_tid = 4242,
+            .sq_entries = 64,
+            .cq_entries = 128,
+            .setup_flags = kSetupSqpoll};
+  ring.counters.submissions = sqes;
+  ring.counters.completions = sqes;
+  ring.ops = {op_row(kNop, sqes, 0)};
+  return ring;
+}
+
+TEST(Sqpoll, WarnsWhenAsleepAndWokenForSmallBursts) {
+  // 10 s window, off-CPU 8 s (80 %), 500 wakeups for 2,000 SQEs (4 per wakeup).
+  Ring ring = sqpoll_ring(2000);
+  ring.counters.sqpoll_offcpu_ns = 8 * kSecond;
+  ring.counters.sqpoll_wakeups = 500;
+  ring.counters.sqpoll_sleeps = 500;
+  ring.counters.sqpoll_preempts = 3;
+  auto sq = with_tag(evaluate(snapshot_of({ring}, 10 * kSecond)), "SQPOLL");
+  ASSERT_EQ(sq.size(), 1u);
+  const Finding& f = sq[0];
+  EXPECT_EQ(f.severity, Severity::Warn);
+  EXPECT_EQ(f.ring, 0u);
+  EXPECT_DOUBLE_EQ(ev_real(f, "offcpu_pct"), 80.0);
+  EXPECT_EQ(ev_int(f, "sqpoll_offcpu_ns"), 8'000'000'000);
+  EXPECT_EQ(ev_int(f, "wall_ns"), 10'000'000'000);
+  EXPECT_EQ(ev_int(f, "sqpoll_wakeups"), 500);
+  EXPECT_DOUBLE_EQ(ev_real(f, "sqes_per_wakeup"), 4.0);
+  EXPECT_EQ(ev_int(f, "sqpoll_sleeps"), 500);
+  EXPECT_EQ(ev_int(f, "sqpoll_preempts"), 3);
+  EXPECT_TRUE(contains(f.message, "80.0%")) << f.message;
+  EXPECT_TRUE(contains(f.message, "500 times")) << f.message;
+  EXPECT_TRUE(contains(f.suggestion, "sq_thread_idle")) << f.suggestion;
+}
+
+TEST(Sqpoll, WarnThresholds) {
+  auto sev = [](uint64_t offcpu_ns, uint64_t wakeups, uint64_t sqes) -> std::string {
+    Ring ring = sqpoll_ring(sqes);
+    ring.counters.sqpoll_offcpu_ns = offcpu_ns;
+    ring.counters.sqpoll_wakeups = wakeups;
+    ring.counters.sqpoll_sleeps = wakeups;
+    auto sq = with_tag(evaluate(snapshot_of({ring}, 10 * kSecond)), "SQPOLL");
+    return sq.empty() ? "-" : std::string(severity_name(sq[0].severity));
+  };
+  EXPECT_EQ(sev(5 * kSecond, 100, 1500), "WARN");      // 50 %, 100 wakeups, 15 per wakeup
+  EXPECT_EQ(sev(5 * kSecond - 1, 100, 1500), "-");     // just under half the window
+  EXPECT_EQ(sev(5 * kSecond, 99, 1485), "-");          // 99 wakeups
+  EXPECT_EQ(sev(5 * kSecond, 100, 1600), "-");         // 16 per wakeup: big bursts are fine
+  EXPECT_EQ(sev(9 * kSecond, 1000, 1000 * 64), "-");   // asleep, but 64 SQEs per wakeup
+}
+
+TEST(Sqpoll, InfoWhenTheThreadNeverSlept) {
+  Ring ring = sqpoll_ring(1'000'000);
+  ring.counters.sqpoll_offcpu_ns = 50 * kMs;
+  ring.counters.sqpoll_preempts = 12;
+  auto sq = with_tag(evaluate(snapshot_of({ring}, 5 * kSecond)), "SQPOLL");
+  ASSERT_EQ(sq.size(), 1u);
+  const Finding& f = sq[0];
+  EXPECT_EQ(f.severity, Severity::Info);
+  EXPECT_EQ(ev_int(f, "sqpoll_sleeps"), 0);
+  EXPECT_EQ(ev_int(f, "sqpoll_preempts"), 12);
+  EXPECT_EQ(ev_int(f, "wall_ns"), 5'000'000'000);
+  EXPECT_TRUE(contains(f.message, "never went to sleep")) << f.message;
+  EXPECT_TRUE(contains(f.message, "1.0%")) << f.message;  // 50 ms of 5 s
+  EXPECT_TRUE(contains(f.suggestion, "IORING_SETUP_SQ_AFF")) << f.suggestion;
+}
+
+TEST(Sqpoll, NeverSleptNeedsALongEnoughWindow) {
+  Ring ring = sqpoll_ring(1000);
+  EXPECT_TRUE(with_tag(evaluate(snapshot_of({ring}, 5 * kSecond - 1)), "SQPOLL").empty());
+  EXPECT_TRUE(with_tag(evaluate(snapshot_of({ring}, 0)), "SQPOLL").empty());
+  ring.counters.sqpoll_sleeps = 1;  // slept once: not a core burnt
+  EXPECT_TRUE(with_tag(evaluate(snapshot_of({ring}, 60 * kSecond)), "SQPOLL").empty());
+}
+
+TEST(Sqpoll, NeedsAnSqpollRingWhoseThreadWasSeen) {
+  // Numbers that would WARN, on a ring whose SQPOLL thread was never seen...
+  Ring unseen = sqpoll_ring(2000);
+  unseen.sq_tid = 0;
+  unseen.counters.sqpoll_offcpu_ns = 8 * kSecond;
+  unseen.counters.sqpoll_wakeups = 500;
+  EXPECT_TRUE(with_tag(evaluate(snapshot_of({unseen}, 10 * kSecond)), "SQPOLL").empty());
+  // ... and with sleeps == 0 (which would be INFO): zeros of a thread never seen.
+  unseen.counters = {.submissions = 2000, .completions = 2000};
+  EXPECT_TRUE(with_tag(evaluate(snapshot_of({unseen}, 10 * kSecond)), "SQPOLL").empty());
+
+  // A plain ring never gets SQPOLL findings, whatever its counters say.
+  Ring plain = sqpoll_ring(2000);
+  plain.setup_flags = 0;
+  plain.counters.sqpoll_offcpu_ns = 8 * kSecond;
+  plain.counters.sqpoll_wakeups = 500;
+  EXPECT_TRUE(with_tag(evaluate(snapshot_of({plain}, 10 * kSecond)), "SQPOLL").empty());
+}
+
+// --- DEFER-TW -----------------------------------------------------------------------
+
+Ring defer_ring(uint64_t task_adds, uint64_t runs) {
+  Ring ring = busy_ring(0, 100, 3200);
+  ring.setup_flags = kSetupDeferTaskrun | kSetupSingleIssuer;
+  ring.counters.task_adds = task_adds;
+  ring.counters.local_task_work_runs = runs;
+  ring.counters.local_task_work_items = runs ? task_adds : 0;
+  return ring;
+}
+
+TEST(DeferTw, LocalWorkThatNeverRan) {
+  // 50 completions queued; nothing ran; the first has waited 2 s at the end.
+  Ring ring = defer_ring(50, 0);
+  ring.counters.local_task_work_pending_ns = 2 * kSecond;
+  auto dtw = with_tag(evaluate(snapshot_of({ring}, 3 * kSecond)), "DEFER-TW");
+  ASSERT_EQ(dtw.size(), 1u);
+  const Finding& f = dtw[0];
+  EXPECT_EQ(f.severity, Severity::Warn);
+  EXPECT_EQ(f.ring, 0u);
+  EXPECT_EQ(ev_int(f, "task_adds"), 50);
+  EXPECT_EQ(ev_int(f, "local_task_work_runs"), 0);
+  EXPECT_EQ(ev_int(f, "local_task_work_pending_ns"), 2'000'000'000);
+  EXPECT_EQ(ev_int(f, "lag_threshold_ns"), 100'000'000);
+  EXPECT_TRUE(contains(f.message, "never ran")) << f.message;
+  EXPECT_TRUE(contains(f.message, "2s")) << f.message;
+  EXPECT_TRUE(contains(f.suggestion, "io_uring_wait_cqe")) << f.suggestion;
+  EXPECT_TRUE(contains(f.suggestion, "io_uring_get_events")) << f.suggestion;
+
+  // No pending age recorded: still never ran.
+  ring.counters.local_task_work_pending_ns = 0;
+  EXPECT_EQ(with_tag(evaluate(snapshot_of({ring}, 3 * kSecond)), "DEFER-TW").size(), 1u);
+}
+
+TEST(DeferTw, WorkQueuedJustBeforeTheEndIsNoSign) {
+  // Nothing ran yet, but the work is only 10 ms old.
+  Ring ring = defer_ring(3, 0);
+  ring.counters.local_task_work_pending_ns = 10 * kMs;
+  EXPECT_TRUE(with_tag(evaluate(snapshot_of({ring})), "DEFER-TW").empty());
+}
+
+TEST(DeferTw, LagFromOneHundredMilliseconds) {
+  Ring ring = defer_ring(1000, 800);
+  ring.counters.local_task_work_max_lag_ns = 100 * kMs;
+  auto dtw = with_tag(evaluate(snapshot_of({ring})), "DEFER-TW");
+  ASSERT_EQ(dtw.size(), 1u);
+  EXPECT_EQ(ev_int(dtw[0], "local_task_work_max_lag_ns"), 100'000'000);
+  EXPECT_TRUE(contains(dtw[0].message, "waited up to 100ms")) << dtw[0].message;
+
+  ring.counters.local_task_work_max_lag_ns = 100 * kMs - 1;
+  EXPECT_TRUE(with_tag(evaluate(snapshot_of({ring})), "DEFER-TW").empty());
+
+  // Work still waiting at the end for 250 ms counts too.
+  ring.counters.local_task_work_pending_ns = 250 * kMs;
+  auto pending = with_tag(evaluate(snapshot_of({ring})), "DEFER-TW");
+  ASSERT_EQ(pending.size(), 1u);
+  EXPECT_TRUE(contains(pending[0].message, "still waiting")) << pending[0].message;
+}
+
+TEST(DeferTw, SilentWhenLocalWorkCannotBeSeen) {
+  // task_adds with no local runs reads as "never ran", unless the kernel could not report
+  // local runs at all.
+  Ring ring = ring_with_ops(0, {});
+  ring.setup_flags = kSetupDeferTaskrun;
+  ring.counters.task_adds = 10;
+  Snapshot s = snapshot_of({ring});
+  s.kernel.features = {{"local_work", false, "no io_uring_local_work_run tracepoint"}};
+  EXPECT_TRUE(with_tag(evaluate(s), "DEFER-TW").empty());
+  s.kernel.features = {{"local_work", true, "io_uring_local_work_run(ctx, count, loops)"}};
+  EXPECT_EQ(with_tag(evaluate(s), "DEFER-TW").size(), 1u);
+}
+
+TEST(DeferTw, OnlyDeferTaskrunRingsWithTaskWork) {
+  Ring plain = defer_ring(50, 0);
+  plain.setup_flags = 0;
+  plain.counters.local_task_work_pending_ns = 2 * kSecond;
+  EXPECT_TRUE(with_tag(evaluate(snapshot_of({plain})), "DEFER-TW").empty());
+
+  Ring idle = defer_ring(0, 0);
+  EXPECT_TRUE(with_tag(evaluate(snapshot_of({idle})), "DEFER-TW").empty());
+}
+
+// --- SHORT-WRITE --------------------------------------------------------------------
+
+TEST(ShortWrite, InfoWithTheShareOfWrites) {
+  Ring ring = ring_with_ops(0, {op_row(kRead, 300, 0), op_row(kWrite, 100, 5)});
+  ring.counters.short_writes = 5;
+  auto sw = with_tag(evaluate(snapshot_of({ring})), "SHORT-WRITE");
+  ASSERT_EQ(sw.size(), 1u);
+  const Finding& f = sw[0];
+  EXPECT_EQ(f.severity, Severity::Info);
+  EXPECT_EQ(f.ring, 0u);
+  EXPECT_EQ(ev_int(f, "short_writes"), 5);
+  EXPECT_EQ(ev_int(f, "writes"), 100);
+  EXPECT_DOUBLE_EQ(ev_real(f, "short_write_pct"), 5.0);
+  EXPECT_TRUE(contains(f.message, "5.0% of 100")) << f.message;
+  EXPECT_TRUE(contains(f.suggestion, "O_DIRECT")) << f.suggestion;
+}
+
+TEST(ShortWrite, SilentWithoutShortWrites) {
+  Ring ring = ring_with_ops(0, {op_row(kWrite, 100, 0)});
+  EXPECT_TRUE(with_tag(evaluate(snapshot_of({ring})), "SHORT-WRITE").empty());
+  // No write op row seen: no share, just the count.
+  Ring no_rows{.id = 0};
+  no_rows.counters.short_writes = 2;
+  auto sw = with_tag(evaluate(snapshot_of({no_rows})), "SHORT-WRITE");
+  ASSERT_EQ(sw.size(), 1u);
+  EXPECT_EQ(find_evidence(sw[0], "short_write_pct"), nullptr);
+}
+
+// --- POLL-RETRY ---------------------------------------------------------------------
+
+OpStats polled_row(uint32_t opcode, uint64_t submitted, uint64_t armed, uint64_t regular = 0) {
+  OpStats op = op_row(opcode, submitted, 0);
+  op.poll_armed = armed;
+  op.poll_armed_regular = regular;
+  return op;
+}
+
+TEST(PollRetry, SocketsAreInfo) {
+  // 600 of 1,000 RECVs waited for data.
+  auto pr = with_tag(evaluate(snapshot_of({ring_with_ops(0, {polled_row(kRecv, 1000, 600)})})),
+                     "POLL-RETRY");
+  ASSERT_EQ(pr.size(), 1u);
+  const Finding& f = pr[0];
+  EXPECT_EQ(f.severity, Severity::Info);
+  EXPECT_EQ(f.ring, 0u);
+  EXPECT_EQ(f.opcode, kRecv);
+  EXPECT_DOUBLE_EQ(ev_real(f, "poll_pct"), 60.0);
+  EXPECT_EQ(ev_int(f, "poll_armed"), 600);
+  EXPECT_EQ(ev_int(f, "submitted"), 1000);
+  EXPECT_TRUE(contains(f.message, "Normal for sockets")) << f.message;
+  EXPECT_TRUE(contains(f.suggestion, "multishot")) << f.suggestion;
+}
+
+TEST(PollRetry, InfoThresholds) {
+  auto fires = [](uint64_t submitted, uint64_t armed) {
+    Snapshot s = snapshot_of({ring_with_ops(0, {polled_row(kRecv, submitted, armed)})});
+    return !with_tag(evaluate(s), "POLL-RETRY").empty();
+  };
+  EXPECT_TRUE(fires(1000, 500));   // exactly 50 %
+  EXPECT_FALSE(fires(1000, 499));
+  EXPECT_FALSE(fires(63, 63));     // too few requests
+  EXPECT_TRUE(fires(64, 32));
+}
+
+TEST(PollRetry, SendsGetSendAdvice) {
+  auto pr = with_tag(evaluate(snapshot_of({ring_with_ops(0, {polled_row(kSend, 100, 80)})})),
+                     "POLL-RETRY");
+  ASSERT_EQ(pr.size(), 1u);
+  EXPECT_TRUE(contains(pr[0].message, "buffer space")) << pr[0].message;
+  EXPECT_TRUE(contains(pr[0].suggestion, "SO_SNDBUF")) << pr[0].suggestion;
+}
+
+TEST(PollRetry, RegularFilesAreNewsForDisk) {
+  // 16 READs on regular files waited on poll: WARN even on a small op.
+  auto pr = with_tag(evaluate(snapshot_of({ring_with_ops(0, {polled_row(kRead, 20, 16, 16)})})),
+                     "POLL-RETRY");
+  ASSERT_EQ(pr.size(), 1u);
+  const Finding& f = pr[0];
+  EXPECT_EQ(f.severity, Severity::Warn);
+  EXPECT_EQ(f.opcode, kRead);
+  EXPECT_EQ(ev_int(f, "poll_armed_regular"), 16);
+  EXPECT_EQ(ev_int(f, "poll_armed"), 16);
+  EXPECT_EQ(ev_int(f, "submitted"), 20);
+  EXPECT_TRUE(contains(f.message, "regular files")) << f.message;
+  EXPECT_TRUE(contains(f.message, "FUSE")) << f.message;
+
+  // 15 is a program reading a special file now and then.
+  EXPECT_TRUE(with_tag(evaluate(snapshot_of({ring_with_ops(0, {polled_row(kRead, 20, 15, 15)})})),
+                       "POLL-RETRY")
+                  .empty());
+}
+
+TEST(PollRetry, OneFindingPerRow) {
+  // Both the share and the regular-file count cross: the WARN says it all.
+  auto pr = with_tag(evaluate(snapshot_of({ring_with_ops(0, {polled_row(kRead, 1000, 900, 900)})})),
+                     "POLL-RETRY");
+  ASSERT_EQ(pr.size(), 1u);
+  EXPECT_EQ(pr[0].severity, Severity::Warn);
+}
+
+// --- ERRORS -------------------------------------------------------------------------
+
+OpStats failing_row(uint32_t opcode, uint64_t completed, std::vector<ErrnoCount> errnos,
+                    uint64_t unrecorded = 0) {
+  OpStats op = op_row(opcode, completed, 0);
+  op.errors = unrecorded;
+  for (const ErrnoCount& e : errnos) op.errors += e.count;
+  op.errnos = std::move(errnos);
+  return op;
+}
+
+TEST(Errors, NamesTheUnexpectedCodes) {
+  // 1,000 READs: 100 EBADF, 20 ECANCELED. Unexpected 100 / 1000 = 10 %.
+  Snapshot s = snapshot_of({ring_with_ops(
+      0, {failing_row(kRead, 1000,
+                      {{.err = EBADF, .count = 100}, {.err = ECANCELED, .count = 20}})})});
+  auto errors = with_tag(evaluate(s), "ERRORS");
+  ASSERT_EQ(errors.size(), 1u);
+  const Finding& f = errors[0];
+  EXPECT_EQ(f.severity, Severity::Warn);
+  EXPECT_EQ(f.ring, 0u);
+  EXPECT_EQ(f.opcode, kRead);
+  EXPECT_DOUBLE_EQ(ev_real(f, "error_pct"), 10.0);
+  EXPECT_EQ(ev_int(f, "errors"), 120);
+  EXPECT_EQ(ev_int(f, "unexpected_errors"), 100);
+  EXPECT_EQ(ev_int(f, "completed"), 1000);
+  EXPECT_EQ(ev_int(f, "failed"), 0);
+  EXPECT_EQ(ev_text(f, "top_errno"), "EBADF");
+  EXPECT_EQ(ev_int(f, "top_errno_count"), 100);
+  EXPECT_EQ(ev_text(f, "top_errnos"), "EBADF 100");
+  EXPECT_TRUE(contains(f.message, "100 of 1,000 READ completions (10.0%)")) << f.message;
+  EXPECT_FALSE(contains(f.message, "ECANCELED")) << f.message;
+  EXPECT_TRUE(contains(f.suggestion, "EBADF: the fd was closed")) << f.suggestion;
+}
+
+TEST(Errors, AtMostThreeCodes) {
+  // EINVAL 50, EFAULT 30, ENOBUFS 20, EIO 10 of 1,000: 110 unexpected, 11 %.
+  Snapshot s = snapshot_of({ring_with_ops(0, {failing_row(kRecv, 1000,
+                                                          {{.err = EINVAL, .count = 50},
+                                                           {.err = EFAULT, .count = 30},
+                                                           {.err = ENOBUFS, .count = 20},
+                                                           {.err = EIO, .count = 10}})})});
+  auto errors = with_tag(evaluate(s), "ERRORS");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_DOUBLE_EQ(ev_real(errors[0], "error_pct"), 11.0);
+  EXPECT_EQ(ev_text(errors[0], "top_errnos"), "EINVAL 50, EFAULT 30, ENOBUFS 20");
+  EXPECT_TRUE(contains(errors[0].message, "ENOBUFS 20, ...")) << errors[0].message;
+  EXPECT_FALSE(contains(errors[0].message, "EIO")) << errors[0].message;
+  EXPECT_TRUE(contains(errors[0].suggestion, "IORING_REGISTER_PROBE")) << errors[0].suggestion;
+  EXPECT_TRUE(contains(errors[0].suggestion, "io_uring_buf_ring_add")) << errors[0].suggestion;
+}
+
+TEST(Errors, ExpectedCodesAreNotErrors) {
+  auto silent = [](uint32_t opcode, int err) {
+    Snapshot s = snapshot_of(
+        {ring_with_ops(0, {failing_row(opcode, 100, {{.err = err, .count = 100}})})});
+    return with_tag(evaluate(s), "ERRORS").empty();
+  };
+  EXPECT_TRUE(silent(kRead, ECANCELED));
+  EXPECT_TRUE(silent(kPollAdd, ECANCELED));
+  EXPECT_TRUE(silent(kTimeout, ETIME));
+  EXPECT_TRUE(silent(kLinkTimeout, ETIME));
+  EXPECT_TRUE(silent(kAsyncCancel, ENOENT));
+  EXPECT_TRUE(silent(kAsyncCancel, EALREADY));
+  EXPECT_TRUE(silent(kPollRemove, ENOENT));
+  EXPECT_TRUE(silent(kTimeoutRemove, EALREADY));
+  // ... only where they are expected.
+  EXPECT_FALSE(silent(kRead, ETIME));
+  EXPECT_FALSE(silent(kOpenat, ENOENT));
+  EXPECT_FALSE(silent(kTimeout, ENOENT));
+}
+
+TEST(Errors, Thresholds) {
+  auto fires = [](uint64_t completed, uint64_t bad) {
+    Snapshot s = snapshot_of({ring_with_ops(
+        0, {failing_row(kSend, completed, {{.err = ECONNRESET, .count = bad}})})});
+    return !with_tag(evaluate(s), "ERRORS").empty();
+  };
+  EXPECT_FALSE(fires(10, 9));    // 90 %, but only 9
+  EXPECT_TRUE(fires(10, 10));
+  EXPECT_TRUE(fires(200, 10));   // exactly 5 %
+  EXPECT_FALSE(fires(201, 10));  // 4.98 %
+}
+
+TEST(Errors, RejectedBeforeIssue) {
+  // The injector's badop scenario: 100 SQEs with an unknown opcode, all -EINVAL.
+  OpStats op = failing_row(kOpcodeOther, 100, {{.err = EINVAL, .count = 100}});
+  op.failed = 100;
+  auto errors = with_tag(evaluate(snapshot_of({ring_with_ops(0, {op})})), "ERRORS");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(ev_int(errors[0], "failed"), 100);
+  EXPECT_EQ(ev_text(errors[0], "top_errno"), "EINVAL");
+  EXPECT_DOUBLE_EQ(ev_real(errors[0], "error_pct"), 100.0);
+  EXPECT_TRUE(contains(errors[0].message, "100 were rejected before issue")) << errors[0].message;
+  EXPECT_TRUE(contains(errors[0].suggestion, "io_uring_get_probe")) << errors[0].suggestion;
+
+  // Rejected with another code: the probe advice is added.
+  OpStats other = failing_row(kRead, 100, {{.err = EBADF, .count = 20}});
+  other.failed = 20;
+  auto e2 = with_tag(evaluate(snapshot_of({ring_with_ops(0, {other})})), "ERRORS");
+  ASSERT_EQ(e2.size(), 1u);
+  EXPECT_TRUE(contains(e2[0].suggestion, "rejected before issue")) << e2[0].suggestion;
+}
+
+TEST(Errors, UnrecordedCodesCountAsUnexpected) {
+  // 30 errors, no code recorded (errno table full).
+  Snapshot s = snapshot_of({ring_with_ops(0, {failing_row(kRead, 100, {}, 30)})});
+  auto errors = with_tag(evaluate(s), "ERRORS");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(ev_int(errors[0], "unexpected_errors"), 30);
+  EXPECT_EQ(find_evidence(errors[0], "top_errno"), nullptr);
+  EXPECT_TRUE(contains(errors[0].message, "not recorded")) << errors[0].message;
+  EXPECT_TRUE(contains(errors[0].suggestion, "man pages")) << errors[0].suggestion;
+}
+
+// --- LEAK ---------------------------------------------------------------------------
+
+PendingRequest pending(uint32_t ring, uint32_t opcode, uint64_t age_ns, uint64_t user_data,
+                       RequestWhere where, bool waiting = false, bool abandoned = false) {
+  return PendingRequest{.ring = ring,
+                        .opcode = opcode,
+                        .age_ns = age_ns,
+                        .user_data = user_data,
+                        .where = where,
+                        .abandoned = abandoned,
+                        .waiting = waiting};
+}
+
+TEST(Leak, ParentThenOneRowPerRingAndOp) {
+  Snapshot s = snapshot_of({busy_ring(0, 10, 320), busy_ring(1, 10, 320)}, 60 * kSecond);
+  s.leak = LeakInfo{
+      .threshold_ns = 10 * kSecond,
+      .suspected = 3,
+      .pending = 1,
+      .oldest_ns = 40 * kSecond,
+      .requests = {pending(0, kRecv, 40 * kSecond, 0x99, RequestWhere::Poll, true),
+                   pending(0, kOpenat, 30 * kSecond, 0x10, RequestWhere::IoWq),
+                   pending(0, kOpenat, 20 * kSecond, 0x11, RequestWhere::IoWq),
+                   pending(1, kRead, 15 * kSecond, 0x20, RequestWhere::Issued, false, true)},
+  };
+  auto leak = with_tag(evaluate(s), "LEAK");
+  ASSERT_EQ(leak.size(), 3u);
+
+  const Finding& parent = leak[0];
+  EXPECT_EQ(parent.severity, Severity::Warn);
+  EXPECT_FALSE(parent.ring.has_value());
+  EXPECT_FALSE(parent.opcode.has_value());
+  EXPECT_EQ(ev_int(parent, "suspected"), 3);
+  EXPECT_EQ(ev_int(parent, "pending"), 1);
+  EXPECT_EQ(ev_int(parent, "oldest_ns"), 30'000'000'000);  // the oldest suspected, not the RECV
+  EXPECT_EQ(ev_int(parent, "threshold_ns"), 10'000'000'000);
+  EXPECT_TRUE(contains(parent.message, "leak age (10s)")) << parent.message;
+
+  const Finding& open = leak[1];
+  EXPECT_EQ(open.severity, Severity::Warn);
+  EXPECT_EQ(open.ring, 0u);
+  EXPECT_EQ(open.opcode, kOpenat);
+  EXPECT_EQ(ev_int(open, "count"), 2);
+  EXPECT_EQ(ev_int(open, "oldest_ns"), 30'000'000'000);
+  EXPECT_EQ(ev_text(open, "user_data"), "0x10, 0x11");
+  EXPECT_EQ(ev_text(open, "where"), "io-wq 2");
+  EXPECT_EQ(ev_int(open, "abandoned"), 0);
+  EXPECT_TRUE(contains(open.suggestion, "io_uring_prep_cancel64")) << open.suggestion;
+  EXPECT_TRUE(contains(open.suggestion, "IOSQE_IO_LINK")) << open.suggestion;
+
+  const Finding& read = leak[2];
+  EXPECT_EQ(read.ring, 1u);
+  EXPECT_EQ(read.opcode, kRead);
+  EXPECT_EQ(ev_int(read, "abandoned"), 1);
+  EXPECT_EQ(ev_text(read, "where"), "issued 1");
+  EXPECT_TRUE(contains(read.message, "abandoned")) << read.message;
+  EXPECT_TRUE(contains(read.suggestion, "before exit")) << read.suggestion;
+  EXPECT_FALSE(contains(read.suggestion, "linked timeout")) << read.suggestion;
+}
+
+TEST(Leak, AtMostFourUserDataPerRow) {
+  Snapshot s = snapshot_of({busy_ring(0, 10, 320)});
+  s.leak.threshold_ns = kSecond;
+  s.leak.suspected = 6;
+  for (uint64_t i = 0; i < 6; ++i)
+    s.leak.requests.push_back(pending(0, kRead, (10 - i) * kSecond, 0xa0 + i,
+                                      i < 4 ? RequestWhere::IoWq : RequestWhere::Issued));
+  auto leak = with_tag(evaluate(s), "LEAK");
+  ASSERT_EQ(leak.size(), 2u);
+  EXPECT_EQ(ev_int(leak[1], "count"), 6);
+  EXPECT_EQ(ev_text(leak[1], "user_data"), "0xa0, 0xa1, 0xa2, 0xa3");  // the oldest four
+  EXPECT_EQ(ev_text(leak[1], "where"), "issued 2, io-wq 4");
+  EXPECT_EQ(ev_int(leak[1], "oldest_ns"), 10'000'000'000);
+}
+
+TEST(Leak, SuspectedWithoutRecords) {
+  Snapshot s = snapshot_of({busy_ring(0, 10, 320)});
+  s.leak = LeakInfo{
+      .threshold_ns = kSecond, .suspected = 2, .pending = 0, .oldest_ns = 7 * kSecond};
+  auto leak = with_tag(evaluate(s), "LEAK");
+  ASSERT_EQ(leak.size(), 1u);
+  EXPECT_EQ(ev_int(leak[0], "oldest_ns"), 7'000'000'000);
+  EXPECT_TRUE(contains(leak[0].suggestion, "leaks_suspected")) << leak[0].suggestion;
+}
+
+TEST(Leak, OnlyWaitingRequestsAreInfo) {
+  Snapshot s = snapshot_of({busy_ring(0, 10, 320)});
+  s.leak = LeakInfo{
+      .threshold_ns = 5 * kSecond,
+      .suspected = 0,
+      .pending = 3,
+      .oldest_ns = 9 * kSecond,
+      .requests = {pending(0, kRecv, 9 * kSecond, 1, RequestWhere::Poll, true),
+                   pending(0, kAccept, 8 * kSecond, 2, RequestWhere::Poll, true),
+                   pending(0, kRecv, 6 * kSecond, 3, RequestWhere::Poll, true)},
+  };
+  auto leak = with_tag(evaluate(s), "LEAK");
+  ASSERT_EQ(leak.size(), 1u);
+  const Finding& f = leak[0];
+  EXPECT_EQ(f.severity, Severity::Info);
+  EXPECT_FALSE(f.ring.has_value());
+  EXPECT_EQ(ev_int(f, "pending"), 3);
+  EXPECT_EQ(ev_int(f, "oldest_ns"), 9'000'000'000);
+  EXPECT_EQ(ev_int(f, "threshold_ns"), 5'000'000'000);
+  EXPECT_EQ(ev_text(f, "ops"), "RECV 2, ACCEPT 1");
+  EXPECT_TRUE(contains(f.message, "idle sockets")) << f.message;
+  EXPECT_TRUE(contains(f.message, "a hang if the program is waiting on them")) << f.message;
+}
+
+TEST(Leak, SilentWithNothingOld) {
+  Snapshot s = snapshot_of({busy_ring(0, 10, 320)});
+  s.leak.threshold_ns = 5 * kSecond;
+  EXPECT_TRUE(with_tag(evaluate(s), "LEAK").empty());
+}
+
 // --- TOOL ---------------------------------------------------------------------------
 
 TEST(Tool, UntrackedCompletionsFromOnePercent) {
@@ -361,9 +1097,11 @@ TEST(Tool, OneFindingPerCause) {
                      .opstats_full = 2,
                      .op_out_of_range = 4,
                      .enter_no_ring = 17,
-                     .overflow_no_req = 5};
+                     .overflow_no_req = 5,
+                     .errno_full = 6,
+                     .threads_full = 7};
   auto tool = with_tag(evaluate(s), "TOOL");
-  ASSERT_EQ(tool.size(), 6u);
+  ASSERT_EQ(tool.size(), 8u);
   std::set<std::string> keys;
   for (const Finding& f : tool) {
     EXPECT_EQ(f.severity, Severity::Info);
@@ -373,8 +1111,18 @@ TEST(Tool, OneFindingPerCause) {
   }
   EXPECT_EQ(keys, (std::set<std::string>{"inflight_map_drops", "rings_full", "opstats_full",
                                          "op_out_of_range", "overflow_no_req",
-                                         "enter_no_ring"}));
+                                         "enter_no_ring", "errno_full", "threads_full"}));
   EXPECT_EQ(ev_int(tool[0], "inflight_map_drops"), 3);
+  for (const Finding& f : tool) {
+    if (f.evidence[0].key == "errno_full") {
+      EXPECT_EQ(ev_int(f, "errno_full"), 6);
+      EXPECT_TRUE(contains(f.message, "ERRORS")) << f.message;
+    }
+    if (f.evidence[0].key == "threads_full") {
+      EXPECT_EQ(ev_int(f, "threads_full"), 7);
+      EXPECT_TRUE(contains(f.message, "worker counts read low")) << f.message;
+    }
+  }
 }
 
 TEST(Tool, AFewUnresolvedEntersAreExpected) {
@@ -438,22 +1186,141 @@ TEST(Evaluate, HealthyWorkloadIsSilent) {
   EXPECT_TRUE(evaluate(snapshot_of({small, busy})).empty());
 }
 
+// The three clean workloads with realistic numbers: nothing at WARN or above. Each is
+// also a ring a user would call healthy, so the INFO findings allowed are named.
+std::vector<Finding> warn_or_worse(const std::vector<Finding>& all) {
+  std::vector<Finding> out;
+  std::copy_if(all.begin(), all.end(), std::back_inserter(out),
+               [](const Finding& f) { return f.severity >= Severity::Warn; });
+  return out;
+}
+
+std::string describe(const std::vector<Finding>& findings) {
+  std::string text;
+  for (const Finding& f : findings)
+    text += fmt::format("[{} {}] {}\n", severity_name(f.severity), f.tag, f.message);
+  return text;
+}
+
+Snapshot batched_nops() {
+  // 1,000,000 NOPs in 32-SQE batches over 1 s: 31,250 submitting calls, no punts, the
+  // CQ (512) reaped every batch.
+  Ring ring = busy_ring(0, 31'250, 1'000'000);
+  ring.pid = 1000;
+  ring.ops = {op_row(kNop, 1'000'000, 0)};
+  ring.ops[0].latency.buckets[9] = 1'000'000;  // ~0.5-1 us
+  return snapshot_of({ring});
+}
+
+Snapshot batched_page_cache_reads() {
+  // 200,000 4 KiB reads of a cached file, 16 per submit over 2 s. A few first reads
+  // missed the cache (40 punts on a regular file), io-wq started 4 workers for them.
+  Ring ring = busy_ring(0, 12'500, 200'000);
+  ring.pid = 2000;
+  OpStats read = op_row(kRead, 200'000, 40);
+  read.punt_reasons.regular_file = 40;
+  read.latency.buckets[11] = 200'000;
+  ring.ops = {read};
+  ring.counters.punted = 40;
+  ring.counters.workers_distinct = 4;
+  Snapshot s = snapshot_of({ring}, 2 * kSecond);
+  s.workers = {{.pid = 2000, .distinct = 4}};
+  return s;
+}
+
+Snapshot socket_echo() {
+  // An echo server on a DEFER_TASKRUN ring over 10 s: 64 connections accepted, 100,000
+  // messages received and sent back. 60 % of the receives found no data yet and waited on
+  // poll; 200 sends waited for buffer space; 4 clients reset their connections. Local
+  // task work ran promptly (worst 3 ms). One ACCEPT still waits for a 65th client.
+  Ring ring = busy_ring(0, 50'000, 200'064);
+  ring.pid = 3000;
+  ring.comm = "echo";
+  ring.setup_flags = kSetupDeferTaskrun | kSetupSingleIssuer;
+  ring.counters.completions = 200'063;
+  OpStats accept = polled_row(kAccept, 65, 65);
+  accept.completed = 64;
+  OpStats recv = polled_row(kRecv, 100'000, 60'000);
+  recv.errors = 4;
+  recv.errnos = {{.err = ECONNRESET, .count = 4}};
+  OpStats send = polled_row(kSend, 100'000, 200);
+  ring.ops = {accept, send, recv};  // ascending opcode
+  ring.counters.poll_armed = 60'265;
+  ring.counters.task_adds = 60'265;
+  ring.counters.local_task_work_runs = 45'000;
+  ring.counters.local_task_work_items = 60'265;
+  ring.counters.local_task_work_max_lag_ns = 3 * kMs;
+  ring.counters.errors = 4;
+  Snapshot s = snapshot_of({ring}, 10 * kSecond);
+  s.leak = LeakInfo{.threshold_ns = 5 * kSecond,
+                    .pending = 1,
+                    .oldest_ns = 7 * kSecond,
+                    .requests = {pending(0, kAccept, 7 * kSecond, 65, RequestWhere::Poll, true)}};
+  return s;
+}
+
+TEST(Evaluate, BatchedNopsAreSilent) {
+  auto findings = evaluate(batched_nops());
+  EXPECT_TRUE(findings.empty()) << describe(findings);
+}
+
+TEST(Evaluate, BatchedPageCacheReadsAreSilent) {
+  auto findings = evaluate(batched_page_cache_reads());
+  EXPECT_TRUE(findings.empty()) << describe(findings);
+}
+
+TEST(Evaluate, SocketEchoIsAtMostInfo) {
+  auto findings = evaluate(socket_echo());
+  EXPECT_TRUE(warn_or_worse(findings).empty()) << describe(findings);
+  // Allowed: receives waiting on poll, and the idle ACCEPT.
+  std::set<std::string> tags;
+  for (const Finding& f : findings) tags.insert(f.tag);
+  EXPECT_EQ(tags, (std::set<std::string>{"POLL-RETRY", "LEAK"})) << describe(findings);
+  auto pr = with_tag(findings, "POLL-RETRY");
+  ASSERT_EQ(pr.size(), 2u);
+  EXPECT_EQ(pr[0].opcode, kAccept);  // 65 of 65: a listener waits for clients
+  EXPECT_TRUE(contains(pr[0].message, "a pending connection")) << pr[0].message;
+  EXPECT_TRUE(contains(pr[0].suggestion, "multishot accept")) << pr[0].suggestion;
+  EXPECT_EQ(pr[1].opcode, kRecv);    // 60,000 of 100,000
+  EXPECT_DOUBLE_EQ(ev_real(pr[1], "poll_pct"), 60.0);
+  auto leak = with_tag(findings, "LEAK");
+  ASSERT_EQ(leak.size(), 1u);
+  EXPECT_EQ(ev_text(leak[0], "ops"), "ACCEPT 1");
+}
+
+TEST(Evaluate, CleanWorkloadsTogetherStaySilentAtWarn) {
+  // The three as rings of one snapshot, as under -a.
+  Snapshot nops = batched_nops();
+  Snapshot reads = batched_page_cache_reads();
+  Snapshot echo = socket_echo();
+  std::vector<Ring> rings = {nops.rings[0], reads.rings[0], echo.rings[0]};
+  for (uint32_t i = 0; i < rings.size(); ++i) rings[i].id = i;
+  Snapshot all = snapshot_of(rings, 10 * kSecond);
+  all.workers = reads.workers;
+  all.leak = echo.leak;
+  all.leak.requests[0].ring = 2;
+  auto findings = evaluate(all);
+  EXPECT_TRUE(warn_or_worse(findings).empty()) << describe(findings);
+}
+
 TEST(Evaluate, OrderIsSeverityThenRingThenTag) {
   // ring 0: READ punts 50 % (WARN) and 1.8 per call (INFO BATCH);
-  // ring 1: 1.0 per call (WARN BATCH); all rings: 2 % untracked (INFO TOOL).
+  // ring 1: 1.0 per call (WARN BATCH) and an overflow (CRIT); all rings: 2 % untracked
+  // (INFO TOOL).
   Ring r0 = busy_ring(0, 1000, 1800);
   r0.ops = {op_row(kNop, 1700, 0), op_row(kRead, 100, 50)};
   Ring r1 = busy_ring(1, 1000, 1000);
   r1.ops = {op_row(kNop, 1000, 0)};
   r1.counters.untracked_completions = 56;  // 56 / 2800 = 2 %
+  r1.counters.cq_overflows = 2;
   auto findings = evaluate(snapshot_of({r0, r1}));
 
   std::vector<std::string> got;
   for (const Finding& f : findings)
     got.push_back(fmt::format("{} {} {}", severity_name(f.severity), f.tag,
                               f.ring ? std::to_string(*f.ring) : "-"));
-  EXPECT_EQ(got, (std::vector<std::string>{"WARN PUNT 0", "WARN BATCH 1", "INFO TOOL -",
-                                           "INFO BATCH 0"}));
+  EXPECT_EQ(got, (std::vector<std::string>{"CRIT OVERFLOW 1", "WARN PUNT 0", "WARN BATCH 1",
+                                           "INFO TOOL -", "INFO BATCH 0"}));
 }
 
 TEST(Evaluate, ToolAndNoDataNeverExceedInfo) {
@@ -515,7 +1382,8 @@ TEST(Thresholds, DocumentedWithTheirValues) {
 
 TEST(Thresholds, DocumentsEveryImplementedTag) {
   const std::string doc = read_findings_doc();
-  for (std::string_view tag : {"PUNT", "BATCH", "TOOL", "NODATA"})
+  for (std::string_view tag : {"OVERFLOW", "PUNT", "WORKERS", "BATCH", "SQPOLL", "DEFER-TW",
+                               "SHORT-WRITE", "POLL-RETRY", "ERRORS", "LEAK", "TOOL", "NODATA"})
     EXPECT_TRUE(contains(doc, fmt::format("## {}", tag))) << tag;
 }
 

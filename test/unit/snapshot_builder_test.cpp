@@ -130,5 +130,98 @@ TEST(SnapshotBuilder, CatchAllRowsAppearWhenUsed) {
   EXPECT_EQ(snap.tool.opstats_full, 6u);
 }
 
+us_inflight in_flight(uint64_t req, uint64_t start_ns, uint16_t ring, uint8_t opcode,
+                      uint8_t state, uint64_t user_data = 0) {
+  us_inflight w{};
+  w.req = req;
+  w.start_ns = start_ns;
+  w.ring = ring;
+  w.opcode = opcode;
+  w.state = state;
+  w.user_data = user_data;
+  return w;
+}
+
+uint8_t where(uint32_t w) { return static_cast<uint8_t>(w << US_IF_WHERE_SHIFT); }
+
+constexpr uint32_t kOpenat = 18;
+constexpr uint32_t kRecv = 27;
+
+TEST(SnapshotBuilder, LeakScanSplitsStuckFromWaiting) {
+  RawTables raw = two_rings();
+  const uint64_t end = 10'000'000'000;  // 10 s
+  us_inflight_bucket a{}, b{};
+  // Stuck in io-wq for 3 s: suspected.
+  a.way[0] = in_flight(0x100, end - 3'000'000'000, 1, kOpenat, where(US_WHERE_IOWQ), 0xabc);
+  // A RECV armed on poll for 5 s: waiting, so only pending.
+  a.way[1] = in_flight(0x200, end - 5'000'000'000, 1, kRecv, where(US_WHERE_POLL));
+  // Young: below the leak age.
+  b.way[0] = in_flight(0x300, end - 100'000'000, 2, kRead, 0);
+  // CQE_SKIP leftovers are not leaks; abandoned ones are, even with CQE_SKIP.
+  b.way[1] = in_flight(0x400, end - 4'000'000'000, 2, kNop, US_IF_CQE_SKIP);
+  raw.inflight = {a, b};
+  us_inflight_bucket c{};
+  c.way[0] = in_flight(0x500, end - 2'000'000'000, 2, kRead, US_IF_ABANDONED | US_IF_CQE_SKIP);
+  raw.inflight.push_back(c);
+
+  Snapshot snap = build_snapshot(raw, {.end_ns = end, .leak_age_ns = 500'000'000});
+  const LeakInfo& leak = snap.leak;
+  EXPECT_EQ(leak.threshold_ns, 500'000'000u);
+  EXPECT_EQ(leak.suspected, 2u);  // the stuck OPENAT and the abandoned READ
+  EXPECT_EQ(leak.pending, 1u);    // the RECV
+  EXPECT_EQ(leak.oldest_ns, 5'000'000'000u);
+  ASSERT_EQ(leak.requests.size(), 3u);
+  // Suspected before waiting, oldest first within each; ring rows mapped to report ids
+  // (row 1 -> id 0, row 2 -> id 1).
+  EXPECT_EQ(leak.requests[0].opcode, kOpenat);
+  EXPECT_EQ(leak.requests[0].ring, 0u);
+  EXPECT_EQ(leak.requests[0].user_data, 0xabcu);
+  EXPECT_EQ(leak.requests[0].where, RequestWhere::IoWq);
+  EXPECT_FALSE(leak.requests[0].waiting);
+  EXPECT_TRUE(leak.requests[1].abandoned);
+  EXPECT_EQ(leak.requests[1].ring, 1u);
+  EXPECT_EQ(leak.requests[2].opcode, kRecv);
+  EXPECT_TRUE(leak.requests[2].waiting);
+  EXPECT_EQ(leak.requests[2].where, RequestWhere::Poll);
+  EXPECT_EQ(snap.rings[0].counters.leaks_suspected, 1u);
+  EXPECT_EQ(snap.rings[0].counters.leaks_pending, 1u);
+  EXPECT_EQ(snap.rings[1].counters.leaks_suspected, 1u);
+  EXPECT_EQ(snap.totals.leaks_suspected, 2u);
+}
+
+TEST(SnapshotBuilder, ErrnosThreadsAndTimestamps) {
+  RawTables raw = two_rings();
+  raw.errnos = {{{1, kRead, 9}, 3}, {{1, kRead, 22}, 7}, {{2, kNop, 9}, 1}, {{9, kRead, 9}, 5}};
+  us_thread worker{.tgid = 42, .kind = US_THREAD_WORKER, .ring = 0, .pad = 0, .first_ns = 1};
+  us_thread sqpoll{.tgid = 43, .kind = US_THREAD_SQPOLL, .ring = 2, .pad = 0, .first_ns = 1};
+  raw.threads = {{500, worker}, {501, worker}, {502, worker}, {600, sqpoll}};
+  const uint64_t end = 1'000'000;
+  raw.ring_stats[2].counters[US_RC_SQPOLL_OFFCPU_NS] = 1000;
+  raw.ring_stats[2].counters[US_RC_SQPOLL_OUT_NS] = end - 400;  // asleep at the end
+  raw.ring_stats[1].counters[US_RC_LOCAL_TW_PENDING_NS] = end - 70;
+  raw.ring_stats[1].counters[US_RC_LOCAL_TW_LAG_MAX_NS] = 55;
+
+  Snapshot snap = build_snapshot(raw, {.end_ns = end});
+  const OpStats& read = snap.rings[0].ops[1];
+  ASSERT_EQ(read.opcode, kRead);
+  ASSERT_EQ(read.errnos.size(), 2u);  // row 9 has no ring: dropped
+  EXPECT_EQ(read.errnos[0].err, 22);  // largest count first
+  EXPECT_EQ(read.errnos[0].count, 7u);
+  EXPECT_EQ(read.errnos[1].err, 9);
+  EXPECT_EQ(snap.rings[1].ops[0].errnos.size(), 1u);
+
+  ASSERT_EQ(snap.workers.size(), 1u);
+  EXPECT_EQ(snap.workers[0].pid, 42u);
+  EXPECT_EQ(snap.workers[0].distinct, 3u);
+  EXPECT_EQ(snap.rings[0].counters.workers_distinct, 3u);
+  EXPECT_EQ(snap.rings[1].counters.workers_distinct, 0u);
+  EXPECT_EQ(snap.totals.workers_distinct, 3u);
+  EXPECT_EQ(snap.rings[1].sq_tid, 600u);
+
+  EXPECT_EQ(snap.rings[1].counters.sqpoll_offcpu_ns, 1400u);
+  EXPECT_EQ(snap.rings[0].counters.local_task_work_pending_ns, 70u);
+  EXPECT_EQ(snap.rings[0].counters.local_task_work_max_lag_ns, 55u);
+}
+
 }  // namespace
 }  // namespace uringscope

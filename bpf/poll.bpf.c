@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-3-Clause)
+/*
+ * Poll-arm retries: io_uring_poll_arm fires when a request's nonblocking attempt got
+ * -EAGAIN on a pollable file and io_uring armed internal poll to retry it once the file
+ * is ready. Normal for sockets and pipes (the data was not there yet); on a regular file
+ * it means the file system has no nowait reads and every read takes the slow road.
+ *
+ *   usc_poll_arm      (req, mask, events)                                    6.0+
+ *   usc_poll_arm_old  (ctx, req, opcode|user_data, user_data|opcode, mask, events)
+ *                                                                            5.15-5.19
+ */
+#include "state.bpf.h"
+#include <bpf/bpf_tracing.h>
+
+static __always_inline void on_poll_arm(struct io_kiocb *req, __u64 req_addr, bool direct)
+{
+	struct us_inflight *w = inflight_find(req_addr);
+	struct us_opstat *os;
+	__u32 ring;
+
+	if (w) {
+		set_where(w, US_WHERE_POLL);
+		os = opstat_row(w->opstat);
+	} else {
+		ring = ring_lookup((__u64)req_ctx(req, direct));
+		if (ring == US_NO_RING)
+			return;
+		os = opstat_row(opstat_for(ring, req_opcode(req, direct)));
+	}
+	if (!os)
+		return;
+	opstat_count(os, US_OC_POLL_ARMED);
+	if (req_has_flag(req_flags(req, direct), US_RF_ISREG))
+		opstat_count(os, US_OC_POLL_ARMED_REG);
+}
+
+SEC("tp_btf/io_uring_poll_arm")
+int BPF_PROG(usc_poll_arm, struct io_kiocb *req, int mask, int events)
+{
+	on_poll_arm(req, tp_arg_bits(ctx, 0), true);
+	return 0;
+}
+
+SEC("tp_btf/io_uring_poll_arm")
+int BPF_PROG(usc_poll_arm_old, void *ring_ctx, void *req)
+{
+	on_poll_arm(req, (__u64)req, false);
+	return 0;
+}

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-3-Clause)
+/*
+ * io_uring's kernel threads: SQPOLL threads (iou-sqp-*), timed while switched out, and
+ * io-wq workers (iou-wrk-*), counted once each. Both are created with create_io_thread()
+ * inside the owner's thread group and carry PF_IO_WORKER; they fire no
+ * sched_process_fork, so they are found where they run.
+ *
+ * sched_switch fires for every context switch on the machine: the first thing done is a
+ * PF_IO_WORKER test on both tasks (two loads), and everything else only for io threads.
+ *
+ *   usc_sched  sched_switch(preempt, prev, next[, prev_state])  prev_state was added in
+ *              5.18; the first three arguments are the same everywhere.
+ */
+#include "state.bpf.h"
+#include <bpf/bpf_tracing.h>
+
+static __always_inline void sqpoll_out(const struct us_thread *t, bool preempt, __u64 now)
+{
+	struct us_ring_stats *rs = ring_stats_row(t->ring);
+
+	if (!rs)
+		return;
+	rs->counters[US_RC_SQPOLL_OUT_NS] = now;
+	__sync_fetch_and_add(&rs->counters[preempt ? US_RC_SQPOLL_PREEMPTS : US_RC_SQPOLL_SLEEPS], 1);
+}
+
+static __always_inline void sqpoll_in(const struct us_thread *t, __u64 now)
+{
+	struct us_ring_stats *rs = ring_stats_row(t->ring);
+	__u64 out;
+
+	if (!rs)
+		return;
+	out = rs->counters[US_RC_SQPOLL_OUT_NS];
+	if (!out)
+		return;
+	rs->counters[US_RC_SQPOLL_OUT_NS] = 0;
+	__sync_fetch_and_add(&rs->counters[US_RC_SQPOLL_OFFCPU_NS], now - out);
+}
+
+/* "iou-wrk-<tid>" vs "iou-sqp-<tid>". */
+static __always_inline bool is_worker_comm(const struct task_struct *task)
+{
+	return task->comm[0] == 'i' && task->comm[4] == 'w';
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(usc_sched, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	struct us_thread *t;
+	__u64 now;
+	__u32 tid;
+
+	if (!((prev->flags | next->flags) & US_PF_IO_WORKER))
+		return 0;
+	now = bpf_ktime_get_ns();
+	if (prev->flags & US_PF_IO_WORKER) {
+		tid = prev->pid;
+		t = bpf_map_lookup_elem(&threads, &tid);
+		if (t && t->kind == US_THREAD_SQPOLL)
+			sqpoll_out(t, preempt, now);
+	}
+	if (next->flags & US_PF_IO_WORKER) {
+		tid = next->pid;
+		t = bpf_map_lookup_elem(&threads, &tid);
+		if (t) {
+			if (t->kind == US_THREAD_SQPOLL)
+				sqpoll_in(t, now);
+		} else if (is_worker_comm(next) && is_target_tgid(next->tgid)) {
+			thread_add(tid, next->tgid, US_THREAD_WORKER, 0);
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,202 @@
+#!/usr/bin/env bash
+# Runs every fault scenario under uringscope and scores the report against the
+# injector's GROUND-TRUTH lines: the expected finding must be there (right op), the key
+# counters must match within the stated tolerance, and no finding at WARN or above may
+# appear that the scenario does not explain. Prints "N passed, M failed", writes the
+# detection-effectiveness table (docs/effectiveness.md by default) and exits non-zero
+# when anything failed.
+#
+#   test/faults/run.sh [--uringscope PATH] [--inject PATH] [--out FILE] [SCENARIO...]
+set -uo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+uringscope=$root/build/uringscope
+inject=$root/build/test/faults/inject
+out=$root/docs/effectiveness.md
+only=()
+while (($#)); do
+  case $1 in
+    --uringscope) uringscope=$2; shift 2 ;;
+    --inject) inject=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
+    *) only+=("$1"); shift ;;
+  esac
+done
+for tool in "$uringscope" "$inject"; do
+  [[ -x $tool ]] || { echo "run.sh: $tool not built (scripts/build.sh)" >&2; exit 2; }
+done
+command -v jq >/dev/null || { echo "run.sh: needs jq (apt-get install jq)" >&2; exit 2; }
+[[ $(id -u) -eq 0 ]] || { echo "run.sh: loads BPF programs; run it as root" >&2; exit 2; }
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+kernel=$(uname -r)
+passed=0
+failed=0
+rows=()
+
+# --- one scenario -------------------------------------------------------------------
+# Each check is "jq-expression-over-the-report @@ description"; the expression sees the
+# ground truth as $gt (an object of "label.key" or "op.NAME.key" -> number/string) and
+# must yield true.
+
+gt_json() {  # GROUND-TRUTH lines -> {"op.READ.submitted": 100, "ring.fd": 3, ...}
+  awk '
+    /^GROUND-TRUTH / {
+      prefix = ""; n = split($0, w, " ")
+      for (i = 2; i <= n; i++) {
+        split(w[i], kv, "=")
+        if (kv[2] == "" && index(w[i], "=") == 0) { prefix = w[i] "."; continue }
+        if (kv[1] == "op") { prefix = "op." kv[2] "."; continue }
+        printf "%s%s\t%s\n", prefix, kv[1], substr(w[i], length(kv[1]) + 2)
+      }
+    }' "$1" |
+    jq -R -s 'split("\n") | map(select(length > 0) | split("\t")) |
+              map({(.[0]): (.[1] | tonumber? // .)}) | add // {}'
+}
+
+evidence_of() {  # the first finding with this tag: its evidence, compact
+  jq -r --arg tag "$2" '[.findings[] | select(.tag == $tag)][0] // empty |
+    [.evidence | to_entries[] |
+     "\(.key)=\(.value | if type == "number" and . != floor then (. * 10 | round / 10) else . end)"] |
+    .[0:4] | join(", ")' "$1"
+}
+
+score() {  # name mode expect_tag expect_op allowed_extra_warn inject_args checks...
+  local name=$1 mode=$2 tag=$3 op=$4 extra=$5 args=$6
+  shift 6
+  ((${#only[@]})) && [[ " ${only[*]} " != *" $name "* ]] && return
+  local report=$work/$name.json gtfile=$work/$name.gt problems=()
+  if [[ $mode == cmd ]]; then
+    # shellcheck disable=SC2086
+    "$uringscope" --json="$report" -- "$inject" $args >"$gtfile" 2>"$work/$name.err"
+  else
+    # -p: the injector sets up, waits for SIGUSR1, runs, then lingers past the window.
+    # shellcheck disable=SC2086
+    "$inject" --wait-signal --linger 3 $args >"$gtfile" 2>"$work/$name.inject.err" &
+    local app=$! tries=0
+    until grep -q '^READY' "$gtfile" 2>/dev/null || ((tries++ > 100)); do sleep 0.05; done
+    "$uringscope" -p "$app" -d 2 --json="$report" >/dev/null 2>"$work/$name.err" &
+    local scope=$!
+    tries=0
+    until grep -q 'attached' "$work/$name.err" 2>/dev/null || ((tries++ > 200)); do sleep 0.05; done
+    kill -USR1 "$app"
+    wait "$scope"
+    wait "$app"
+  fi
+  if [[ ! -s $report ]] || ! jq -e . "$report" >/dev/null 2>&1; then
+    problems+=("no report: $(head -c 300 "$work/$name.err")")
+  else
+    local gt
+    gt=$(gt_json "$gtfile")
+    if [[ $tag != none ]]; then
+      jq -e --arg tag "$tag" --arg op "$op" \
+        '[.findings[] | select(.tag == $tag and ($op == "" or .op == $op))] | length > 0' \
+        "$report" >/dev/null || problems+=("no $tag${op:+ on $op}")
+    fi
+    local unexpected
+    unexpected=$(jq -r --arg tag "$tag" --arg extra "$extra" \
+      '[.findings[] | .tag as $t | select(.severity != "INFO" and $t != $tag and
+        ($extra | split(",") | any(. == $t) | not)) | $t] | unique | join(",")' "$report")
+    [[ -n $unexpected ]] && problems+=("unexpected $unexpected")
+    local check expr what
+    for check in "$@"; do
+      expr=${check%% @@ *}
+      what=${check#* @@ }
+      jq -e --argjson gt "$gt" "$expr" "$report" >/dev/null 2>&1 || problems+=("$what")
+    done
+  fi
+  local detected=yes evidence
+  evidence=$( [[ $tag == none ]] && echo "no finding at WARN or above" || evidence_of "$report" "$tag" 2>/dev/null)
+  if ((${#problems[@]})); then
+    failed=$((failed + 1))
+    detected=no
+    printf 'FAIL %-18s %s\n' "$name" "$(IFS=';'; echo "${problems[*]}")"
+  else
+    passed=$((passed + 1))
+    printf 'ok   %-18s %s\n' "$name" "$evidence"
+  fi
+  rows+=("| \`$name\` | ${tag/none/(none: healthy)} | $detected | ${evidence:-} | $kernel |")
+}
+
+# Helpers for checks: the op object of the scenario's ring, over all rings.
+OP='def op(name): [.ops[] | select(.op == name)][0];'
+RING='def ring: .rings[0];'
+
+# --- the scenarios ------------------------------------------------------------------
+
+score clean cmd none "" "" "clean 2000" \
+  "$OP op(\"NOP\").submitted == \$gt[\"op.NOP.submitted\"] @@ NOP submitted = ground truth" \
+  "$OP op(\"NOP\").completed == \$gt[\"op.NOP.completed\"] @@ NOP completed = ground truth"
+score clean-read cmd none "" "" "clean-read 1000" \
+  "$OP op(\"READ\").submitted == \$gt[\"op.READ.submitted\"] @@ READ submitted = ground truth" \
+  "$OP op(\"READ\").punted == 0 @@ no READ punted"
+score clean-socket cmd none "" "" "clean-socket 1000" \
+  "$OP op(\"SEND\").completed == \$gt[\"op.SEND.completed\"] @@ SEND completed = ground truth" \
+  "$OP op(\"RECV\").completed == \$gt[\"op.RECV.completed\"] @@ RECV completed = ground truth"
+score punt cmd PUNT READ "" "punt 1000" \
+  "$OP op(\"READ\").submitted == \$gt[\"op.READ.submitted\"] @@ READ submitted = ground truth" \
+  "$OP op(\"READ\").punted * 100 >= \$gt[\"op.READ.forced_async\"] * 95 @@ READ punted >= 95% of forced" \
+  "$OP op(\"READ\").punt_reasons.forced == \$gt[\"op.READ.forced_async\"] @@ punt reason: forced"
+score nobatch cmd BATCH "" "" "nobatch 1000" \
+  "$RING ring.avg_batch <= 1.05 @@ avg batch <= 1.05" \
+  "$RING ring.counters.enter_submit_calls == \$gt.submit_calls @@ submitting enters = ground truth"
+score overflow cmd OVERFLOW "" "" "overflow 1000" \
+  "$RING ring.counters.cq_overflows == \$gt[\"cq.overflowed\"] @@ CQ overflows = ground truth" \
+  "$OP op(\"NOP\").completed == \$gt[\"op.NOP.completed\"] @@ overflowed CQEs count as completions" \
+  ".leak.suspected == 0 @@ no false leak"
+score errors cmd ERRORS READ "" "errors 500" \
+  "$OP op(\"READ\").errors == \$gt[\"op.READ.errors\"] @@ READ errors = ground truth" \
+  "$OP op(\"READ\").errnos[0].name == \$gt[\"errno.name\"] @@ top errno = ground truth"
+score badop cmd ERRORS OTHER "" "badop 100" \
+  "$OP op(\"OTHER\").failed == \$gt[\"op.INVALID.submitted\"] @@ rejected requests counted" \
+  "$OP op(\"NOP\") == null @@ not blamed on NOP"
+score leak pid LEAK OPENAT PUNT "leak 4" \
+  ".leak.suspected == \$gt[\"leak.stuck\"] @@ suspected leaks = stuck requests" \
+  ".leak.requests[0].where == \"io-wq\" @@ stuck in io-wq"
+score leak-at-exit cmd LEAK OPENAT PUNT "--linger 1 leak 4" \
+  ".leak.suspected == \$gt[\"leak.stuck\"] @@ abandoned requests are leaks" \
+  ".leak.requests[0].abandoned == true @@ marked abandoned"
+score worker-storm cmd WORKERS "" PUNT "worker-storm 64" \
+  ".workers[0].distinct >= \$gt[\"workers.distinct\"] @@ workers seen >= ground truth"
+score sqpoll-stall cmd SQPOLL "" "" "sqpoll-stall 150" \
+  "$RING ring.counters.sqpoll_wakeups == \$gt[\"sqpoll.wakeups\"] @@ wake-ups = ground truth" \
+  "$RING ring.counters.sqpoll_sleeps >= \$gt[\"sqpoll.wakeups\"] @@ the thread slept before each wake-up"
+# One RECV posted at a time, before its data is sent: that is also one SQE per enter.
+score pollretry-socket cmd POLL-RETRY RECV BATCH "pollretry-socket 200" \
+  "$OP op(\"RECV\").poll_armed == \$gt[\"poll.armed\"] @@ poll-armed = ground truth" \
+  "[.findings[] | select(.tag == \"POLL-RETRY\")][0].severity == \"INFO\" @@ INFO for sockets"
+score pollretry-file cmd POLL-RETRY READ "PUNT" "pollretry-file 32" \
+  "$OP op(\"READ\").poll_armed_regular == \$gt[\"poll.regular\"] @@ regular-file poll arms = ground truth" \
+  "[.findings[] | select(.tag == \"POLL-RETRY\")][0].severity == \"WARN\" @@ WARN for regular files"
+# The rest of each short write is retried in io-wq, so PUNT on WRITE comes with it.
+score short-write cmd SHORT-WRITE "" PUNT "short-write 100" \
+  "$RING ring.counters.short_writes == \$gt[\"short_write.events\"] @@ short writes = ground truth"
+score defer-tw cmd DEFER-TW "" "" "defer-tw 5" \
+  "$RING (ring.counters.local_task_work_max_lag_ns / 1e6) as \$lag | \$lag >= \$gt[\"defer_tw.lag_max_ms\"] * 0.8 and \$lag <= \$gt[\"defer_tw.lag_max_ms\"] * 1.25 + 5 @@ max lag within 20% of ground truth"
+
+# --- the table ----------------------------------------------------------------------
+
+echo "$passed passed, $failed failed"
+if [[ -n $out ]]; then
+  {
+    echo "# Detection effectiveness"
+    echo
+    echo "Generated by \`test/faults/run.sh\` (as root: \`test/faults/run.sh\`), which runs"
+    echo "every fault scenario of \`test/faults/inject\` under uringscope and scores the report"
+    echo "against the injector's own GROUND-TRUTH lines: the expected finding must be present on"
+    echo "the right op, the counters listed in the script must match (exactly, or within the"
+    echo "tolerance written next to them), and no other finding at WARN or above may appear"
+    echo "unless the scenario explains it (a worker storm is made of forced punts, so PUNT may"
+    echo "accompany WORKERS). The clean scenarios must raise nothing at WARN or above."
+    echo
+    echo "Last run: $(date -u +%Y-%m-%d) on kernel \`$kernel\`: $passed passed, $failed failed."
+    echo
+    echo "| scenario | expected finding | detected | key evidence | kernel |"
+    echo "|---|---|---|---|---|"
+    printf '%s\n' "${rows[@]}"
+  } >"$out"
+fi
+((failed == 0))
