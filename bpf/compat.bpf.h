@@ -144,6 +144,18 @@ static __always_inline bool current_is_teardown(void)
 	return BPF_CORE_READ(task, signal, flags) & US_SIGNAL_GROUP_EXIT;
 }
 
+/*
+ * The ring is being destroyed: io_ring_ctx_wait_and_kill() kills ctx->refs first, which
+ * sets __PERCPU_REF_DEAD (bit 1) in percpu_count_ptr. Requests cancelled from then on
+ * were abandoned with the ring (closed with requests in flight), whoever posts the CQE.
+ */
+#define US_PERCPU_REF_DEAD 2ul
+
+static __always_inline bool ctx_is_dying(struct io_ring_ctx *ctx)
+{
+	return BPF_CORE_READ(ctx, refs.percpu_count_ptr) & US_PERCPU_REF_DEAD;
+}
+
 static __always_inline bool current_is_io_thread(void)
 {
 	return bpf_get_current_task_btf()->flags & US_PF_IO_WORKER;
@@ -153,6 +165,35 @@ static __always_inline bool current_is_io_thread(void)
 static __always_inline __u32 ctx_sqpoll_tid(struct io_ring_ctx *ctx)
 {
 	return BPF_CORE_READ(ctx, sq_data, thread, pid);
+}
+
+/*
+ * A task's thread-group id as seen from the pid namespace whose inode is `ns_ino`, or 0
+ * when the task has no pid there (it lives outside that namespace). struct pid keeps one
+ * upid per namespace level, from the root down to the task's own; the level of ours is
+ * not known up front (a process cannot look above its own pid namespace), so search the
+ * first few levels for it.
+ */
+#define US_MAX_PIDNS_DEPTH 8
+
+static __always_inline __u32 task_tgid_in_ns(struct task_struct *task, __u64 ns_ino)
+{
+	struct pid *pid = BPF_CORE_READ(task, group_leader, thread_pid);
+	__u32 level;
+
+	if (!pid)
+		return 0;
+	level = BPF_CORE_READ(pid, level);
+	for (__u32 i = 0; i < US_MAX_PIDNS_DEPTH; i++) {
+		struct upid up = {};
+
+		if (i > level)
+			break;
+		bpf_core_read(&up, sizeof(up), &pid->numbers[i]);
+		if (up.ns && BPF_CORE_READ(up.ns, ns.inum) == ns_ino)
+			return up.nr;
+	}
+	return 0;
 }
 
 /* Name of the thread group leader: io-wq and SQPOLL threads report as their owner. */

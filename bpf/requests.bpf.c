@@ -81,7 +81,7 @@ static __always_inline __u32 ring_of_request(struct io_ring_ctx *ctx)
 		return ring;
 	ctx_geometry(ctx, &g);
 	seed.ctx = (__u64)ctx;
-	seed.tgid = bpf_get_current_pid_tgid() >> 32;
+	seed.tgid = current_tgid();
 	seed.fd = -1;
 	seed.sq_entries = g.sq_entries;
 	seed.cq_entries = g.cq_entries;
@@ -187,13 +187,14 @@ static __always_inline void count_cqe(struct us_opstat *os, __s32 res, __u32 cfl
 		opstat_count(os, US_OC_MULTISHOT_CQES);
 }
 
-/* A cancellation posted while the request's owner is being torn down: by the exiting
- * task, a kworker running the ring's exit work, or an io-wq worker whose blocking call
- * the exit interrupted. */
-static __always_inline bool abandoned_cqe(__s32 res)
+/* A cancellation posted because the request's ring or owner is being torn down: by the
+ * exiting task, a kworker running the ring's exit work, or an io-wq worker whose
+ * blocking call the teardown interrupted. */
+static __always_inline bool abandoned_cqe(void *ring_ctx, __s32 res)
 {
-	return (res == -US_ECANCELED || res == -US_EINTR || res == -US_ERESTARTSYS) &&
-	       current_is_teardown();
+	if (res != -US_ECANCELED && res != -US_EINTR && res != -US_ERESTARTSYS)
+		return false;
+	return current_is_teardown() || ctx_is_dying(ring_ctx);
 }
 
 /*
@@ -201,7 +202,8 @@ static __always_inline bool abandoned_cqe(__s32 res)
  * the kernel posts it because the owner exited: that request was abandoned, not
  * completed, and stays in the table for the leak scan.
  */
-static __always_inline void complete_tracked(struct us_inflight *w, __s32 res, __u32 cflags)
+static __always_inline void complete_tracked(void *ring_ctx, struct us_inflight *w, __s32 res,
+					     __u32 cflags)
 {
 	struct us_opstat *os = opstat_row(w->opstat);
 
@@ -210,7 +212,7 @@ static __always_inline void complete_tracked(struct us_inflight *w, __s32 res, _
 	count_cqe(os, res, cflags);
 	if (cflags & US_CQE_F_MORE)
 		return;
-	if (abandoned_cqe(res)) {
+	if (abandoned_cqe(ring_ctx, res)) {
 		opstat_count(os, US_OC_CANCELLED_AT_EXIT);
 		w->state |= US_IF_ABANDONED;
 		return;
@@ -237,8 +239,8 @@ static __always_inline struct us_inflight *find_by_udata(__u32 ring, __u64 user_
  * A CQE on a target ring for a request we never saw submitted: submitted before attach,
  * failed before submit (io_uring_req_failed), or evicted from the table.
  */
-static __always_inline void complete_untracked(__u32 ring, __u64 req_addr, __s32 res,
-					       __u32 cflags)
+static __always_inline void complete_untracked(void *ring_ctx, __u32 ring, __u64 req_addr,
+					       __s32 res, __u32 cflags)
 {
 	struct us_opstat *os;
 
@@ -251,7 +253,7 @@ static __always_inline void complete_untracked(__u32 ring, __u64 req_addr, __s32
 		return;
 	count_cqe(os, res, cflags);
 	opstat_count(os, US_OC_UNTRACKED);
-	if (abandoned_cqe(res))
+	if (abandoned_cqe(ring_ctx, res))
 		opstat_count(os, US_OC_CANCELLED_AT_EXIT);
 }
 
@@ -268,7 +270,7 @@ static __always_inline void on_complete(void *ctx, __u64 req_addr, __u64 user_da
 	if (req_addr) {
 		w = inflight_find(req_addr);
 		if (w && w->user_data == user_data) {
-			complete_tracked(w, res, cflags);
+			complete_tracked(ctx, w, res, cflags);
 			return;
 		}
 	}
@@ -277,9 +279,9 @@ static __always_inline void on_complete(void *ctx, __u64 req_addr, __u64 user_da
 		return;
 	w = req_addr ? NULL : find_by_udata(ring, user_data);
 	if (w)
-		complete_tracked(w, res, cflags);
+		complete_tracked(ctx, w, res, cflags);
 	else
-		complete_untracked(ring, req_addr, res, cflags);
+		complete_untracked(ctx, ring, req_addr, res, cflags);
 }
 
 SEC("tp_btf/io_uring_submit_req")
@@ -341,7 +343,7 @@ int BPF_PROG(usc_cqe_ovf, void *ring_ctx, __u64 user_data, __s32 res, __u32 cfla
 	ring_count(ring, US_RC_CQ_OVERFLOWS, 1);
 	w = find_by_udata(ring, user_data);
 	if (w)
-		complete_tracked(w, res, cflags);
+		complete_tracked(ring_ctx, w, res, cflags);
 	else
 		tool_count(US_TOOL_OVERFLOW_NO_REQ);
 	return 0;

@@ -16,7 +16,7 @@ int BPF_PROG(usc_create, int fd, void *ring_ctx, __u32 sq_entries, __u32 cq_entr
 	if (!current_is_target())
 		return 0;
 	seed.ctx = (__u64)ring_ctx;
-	seed.tgid = bpf_get_current_pid_tgid() >> 32;
+	seed.tgid = current_tgid();
 	/* With IORING_SETUP_REGISTERED_FD_ONLY (6.5) "fd" is a registered-ring index. */
 	seed.fd = (flags & US_SETUP_REGISTERED_FD_ONLY) ? -1 : fd;
 	seed.sq_entries = sq_entries;
@@ -48,7 +48,7 @@ int usc_ring_fds(struct bpf_iter__task_file *it)
 
 	if (!task || !file)
 		return 0;
-	tgid = task->tgid;
+	tgid = task_tgid(task);
 	if (!is_target_tgid(tgid))
 		return 0;
 	dname = BPF_CORE_READ(file, f_path.dentry, d_name.name);

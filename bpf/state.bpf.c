@@ -25,6 +25,8 @@ const volatile __s32 req_bit[US_RF__COUNT] = {
 	[US_RF_ISREG] = -1,
 };
 
+const volatile __u64 pidns_ino = 0;
+
 __u32 ring_rows = 0;
 __u32 opstat_rows = 0;
 __u32 ring_epoch = 0;

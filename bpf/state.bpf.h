@@ -124,6 +124,9 @@ extern const volatile __u32 max_opstats;
 extern const volatile __u32 inflight_mask;
 extern const volatile __u32 udata_mask;
 extern const volatile __s32 req_bit[US_RF__COUNT];
+/* uringscope's own pid namespace when it is not the initial one (0 otherwise): pids the
+ * user gives and the report shows are in that namespace, the kernel's are not. */
+extern const volatile __u64 pidns_ino;
 
 /* Allocation cursors (rows handed out after the catch-all row 0) and tool counters. */
 extern __u32 ring_rows;
@@ -158,9 +161,25 @@ static __always_inline bool is_target_tgid(__u32 tgid)
 	return bits && (*bits >> (tgid & 63)) & 1;
 }
 
+/* Thread-group ids as the user sees them (see pidns_ino). In the initial namespace this
+ * is a plain load; the translation is compiled out by the verifier's dead-code pass. */
+static __always_inline __u32 current_tgid(void)
+{
+	if (!pidns_ino)
+		return bpf_get_current_pid_tgid() >> 32;
+	return task_tgid_in_ns(bpf_get_current_task_btf(), pidns_ino);
+}
+
+static __always_inline __u32 task_tgid(struct task_struct *task)
+{
+	if (!pidns_ino)
+		return task->tgid;
+	return task_tgid_in_ns(task, pidns_ino);
+}
+
 static __always_inline bool current_is_target(void)
 {
-	return is_target_tgid(bpf_get_current_pid_tgid() >> 32);
+	return is_target_tgid(current_tgid());
 }
 
 /*

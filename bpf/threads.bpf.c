@@ -66,8 +66,11 @@ int BPF_PROG(usc_sched, bool preempt, struct task_struct *prev, struct task_stru
 		if (t) {
 			if (t->kind == US_THREAD_SQPOLL)
 				sqpoll_in(t, now);
-		} else if (is_worker_comm(next) && is_target_tgid(next->tgid)) {
-			thread_add(tid, next->tgid, US_THREAD_WORKER, 0);
+		} else if (is_worker_comm(next)) {
+			__u32 tgid = task_tgid(next);
+
+			if (is_target_tgid(tgid))
+				thread_add(tid, tgid, US_THREAD_WORKER, 0);
 		}
 	}
 	return 0;

@@ -7,7 +7,7 @@ packages=(
   build-essential cmake pkg-config clang llvm bpftool
   libbpf-dev libelf-dev zlib1g-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev libgtest-dev
-  liburing-dev util-linux jq
+  liburing-dev util-linux jq python3 python3-jsonschema
 )
 missing=()
 for p in "${packages[@]}"; do

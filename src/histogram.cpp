@@ -34,7 +34,8 @@ uint64_t Histogram::quantile_ns(double q) const {
     if (static_cast<double>(below + buckets[i]) >= rank) {
       // Samples are taken as spread evenly over the bucket: the k-th of m sits at
       // lower + (upper - lower) * k / m. The top bucket is open-ended (it holds
-      // everything from 2^40 ns up), so there the recorded maximum is its upper end.
+      // everything from 2^39 ns up), so there the recorded maximum is its upper end when
+      // that lies beyond 2^40.
       double lower = static_cast<double>(bucket_lower_ns(i));
       double upper = static_cast<double>(bucket_upper_ns(i));
       if (i + 1 == buckets.size()) upper = std::max(upper, static_cast<double>(max_ns));

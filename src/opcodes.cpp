@@ -24,6 +24,21 @@ constexpr std::array<std::string_view, 63> kOpNames = {
     "READV_FIXED",  "WRITEV_FIXED",   "PIPE",
 };
 
+// The release that introduced each opcode, by value: liburing's man pages, checked
+// against kernel trees where kernel-io_uring-reference.md §3 marks them. WAITID's man
+// page says 6.5, but its value sorts after READ_MULTISHOT (6.7), so 6.7.
+constexpr std::array<std::string_view, 63> kOpSince = {
+    "5.1",  "5.1",  "5.1",  "5.1",  "5.1",  "5.1",  "5.1",  "5.1",  "5.2",  "5.3",   // 0-9
+    "5.3",  "5.4",  "5.5",  "5.5",  "5.5",  "5.5",  "5.5",  "5.6",  "5.6",  "5.6",   // 10-19
+    "5.6",  "5.6",  "5.6",  "5.6",  "5.6",  "5.6",  "5.6",  "5.6",  "5.6",  "5.6",   // 20-29
+    "5.7",  "5.7",  "5.7",  "5.8",  "5.11", "5.11", "5.11", "5.15", "5.15", "5.15",  // 30-39
+    "5.18", "5.19", "5.19", "5.19", "5.19", "5.19", "5.19", "6.0",  "6.1",  "6.7",   // 40-49
+    "6.7",  "6.7",  "6.7",  "6.7",  "6.8",  "6.9",  "6.11", "6.11", "6.15", "6.15",  // 50-59
+    "6.15", "6.15", "6.16",                                                          // 60-62
+};
+static_assert(kOpSince.size() == kOpNames.size());
+static_assert(kOpNames.size() == kBuiltinOpcodes);
+
 // IORING_SETUP_* by bit.
 constexpr std::array<std::string_view, 21> kSetupFlagNames = {
     "IOPOLL",        "SQPOLL",         "SQ_AFF",       "CQSIZE",      "CLAMP",
@@ -49,6 +64,10 @@ std::string opcode_name(uint32_t opcode) {
   if (opcode < kOpNames.size()) return std::string(kOpNames[opcode]);
   if (opcode == kOpcodeOther) return "OTHER";
   return "OP_" + std::to_string(opcode);
+}
+
+std::string_view opcode_since(uint32_t opcode) {
+  return opcode < kOpSince.size() ? kOpSince[opcode] : std::string_view();
 }
 
 int opcode_from_name(std::string_view name) {

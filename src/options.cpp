@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "uringscope/error.h"
+#include "uringscope/exit_status.h"
 
 namespace uringscope {
 namespace {
@@ -17,11 +18,18 @@ Examples:
   sudo uringscope ./myapp --my-args      run a program under the scope
   sudo uringscope -p 31337 -d 30         watch a running process for 30 s
   sudo uringscope -a -d 10               every io_uring user on the machine, 10 s
+  sudo uringscope -c -e punt -p 31337    compact per-op table, only ops that punted
   sudo uringscope --json=r.json -p 31337 -d 10
                                          JSON report in r.json, text report on stdout
+  sudo uringscope --json --fail-on=warn -p 31337 -d 10 || alert
+                                         CI gate: exit 3 on a finding at WARN or above
+  sudo uringscope --baseline b.json ./myapp; sudo uringscope --diff b.json ./myapp
+                                         compare two runs
   uringscope --version                   what this kernel supports
+  uringscope --list-ops                  the io_uring opcodes this kernel has
 
-Exit status: 0 clean; 1 uringscope error; otherwise the command's own nonzero status.
+Exit status: 0 clean; 1 uringscope error; the command's own nonzero status; 3 a finding
+at or above --fail-on (in that order of precedence).
 )";
 
 std::vector<int> parse_pid_list(const std::string& text) {
@@ -46,8 +54,11 @@ std::vector<int> parse_pid_list(const std::string& text) {
 // Options that take their value as the next word, so the scan below does not mistake
 // that value for the start of the command.
 bool takes_separate_value(const std::string& arg) {
-  return arg == "-p" || arg == "--pid" || arg == "-d" || arg == "--duration" ||
-         arg == "--leak-age";
+  for (const char* option : {"-p", "--pid", "-d", "--duration", "--leak-age", "--fail-on",
+                             "--baseline", "--diff", "-e"}) {
+    if (arg == option) return true;
+  }
+  return false;
 }
 
 struct Normalised {
@@ -120,6 +131,30 @@ Options parse_options(int argc, const char* const* argv) {
                      "reported as leaked (or as waiting, for ops that wait on events); "
                      "default 0.5")
           ->type_name("SECONDS");
+  std::string fail_on_text;
+  auto* fail_on_opt =
+      app.add_option("--fail-on", fail_on_text,
+                     "Exit 3 when a finding at or above this severity exists (TOOL and "
+                     "NODATA never count)")
+          ->type_name("info|warn|crit");
+  std::string baseline_path, diff_path;
+  auto* baseline_opt =
+      app.add_option("--baseline", baseline_path, "Save this run's JSON report to FILE")
+          ->type_name("FILE");
+  auto* diff_opt = app.add_option("--diff", diff_path,
+                                  "Compare this run with a saved JSON report and print the "
+                                  "changes (also as \"diff\" in --json)")
+                       ->type_name("FILE");
+  app.add_flag("-c,--compact", opts.compact,
+               "Compact report: one per-op table over all rings, and the findings");
+  std::vector<std::string> filters;
+  app.add_option("-e", filters,
+                 "Display filter for the text report: op=NAME[,NAME], punt or error "
+                 "(repeatable; conditions combine)")
+      ->type_name("EXPR");
+  app.add_flag("--no-findings", opts.no_findings, "Numbers only: no findings are evaluated");
+  app.add_flag("--list-ops", opts.list_ops,
+               "The io_uring opcode table, marking which ops this kernel has");
   app.add_flag("-v,--verbose", opts.verbose, "Show libbpf and BPF verifier messages");
   app.add_flag("--keep-root", opts.keep_root,
                "Under sudo, run CMD as root instead of as the invoking user");
@@ -135,7 +170,8 @@ Options parse_options(int argc, const char* const* argv) {
     throw UsageError(e.what());
   }
   opts.help_text = app.help();
-  if (opts.help || opts.version) return opts;
+  if (json_opt->count()) opts.json = json_path.empty() ? "-" : json_path;
+  if (opts.help || opts.version || opts.list_ops) return opts;
 
   opts.command = app.remaining();
   if (!opts.command.empty() && opts.command.front() == "--") opts.command.erase(opts.command.begin());
@@ -151,10 +187,20 @@ Options parse_options(int argc, const char* const* argv) {
     }
     opts.duration_s = duration;
   }
-  if (json_opt->count()) opts.json = json_path.empty() ? "-" : json_path;
   if (leak_opt->count() && !(std::isfinite(opts.leak_age_s) && opts.leak_age_s >= 0)) {
     throw UsageError("--leak-age wants a number of seconds, 0 or more");
   }
+
+  if (fail_on_opt->count()) {
+    opts.fail_on = parse_fail_on(fail_on_text);
+    if (!opts.fail_on) throw UsageError("--fail-on wants info, warn or crit");
+    if (opts.no_findings) {
+      throw UsageError("--fail-on needs findings: it cannot be combined with --no-findings");
+    }
+  }
+  if (baseline_opt->count()) opts.baseline_out = baseline_path;
+  if (diff_opt->count()) opts.diff_against = diff_path;
+  opts.display_filter = parse_display_filter(filters);
 
   const int targets = !opts.command.empty() + !opts.pids.empty() + opts.all;
   if (targets == 0) throw UsageError("nothing to trace: give a command, -p PID or -a");

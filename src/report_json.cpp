@@ -13,18 +13,6 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-Json kernel_json(const KernelInfo& kernel) {
-  Json features = Json::object();
-  Json detail = Json::object();
-  for (const FeatureState& f : kernel.features) {
-    features[f.name] = f.enabled;
-    detail[f.name] = f.detail;
-  }
-  return Json{{"release", kernel.release},
-              {"tier", kernel.tier},
-              {"features", std::move(features)},
-              {"feature_detail", std::move(detail)}};
-}
 
 Json target_json(const TargetInfo& target) {
   return Json{{"mode", target_mode_name(target.mode)},
@@ -86,9 +74,29 @@ Json workers_json(const std::vector<ProcessWorkers>& workers) {
 
 }  // namespace
 
+nlohmann::ordered_json kernel_json(const KernelInfo& kernel) {
+  Json features = Json::object();
+  Json detail = Json::object();
+  for (const FeatureState& f : kernel.features) {
+    features[f.name] = f.enabled;
+    detail[f.name] = f.detail;
+  }
+  return Json{{"release", kernel.release},
+              {"tier", kernel.tier},
+              {"features", std::move(features)},
+              {"feature_detail", std::move(detail)}};
+}
+
 Json counters_json(const Counters& counters) {
   Json out = Json::object();
   for (const CounterField& field : kCounterFields) out[field.name] = counters.*field.member;
+  // The contract names trace_rb_drops among the counters. Without --trace or --check no
+  // record goes through a BPF ring buffer, so none can be dropped: 0 is a true count, not
+  // a placeholder. The guard keeps a future real counter of that name from being
+  // overwritten once kCounterFields carries it.
+  // The contract's hazard_* counters are deliberately absent: nothing checks for hazards
+  // yet, and a 0 there would read as "checked, none found" (see "hazards" below).
+  if (!out.contains("trace_rb_drops")) out["trace_rb_drops"] = uint64_t{0};
   return out;
 }
 
@@ -170,9 +178,12 @@ Json render_json(const Snapshot& snap, const std::vector<Finding>& findings) {
   Json found = Json::array();
   for (const Finding& f : findings) found.push_back(finding_json(f));
 
-  // hazards and end_to_end are left out until something measures them: a zero there
-  // would read as "checked, none found". The leak scan always runs, so leak is always
+  // hazards and end_to_end are in the contract, so the keys are always there, but nothing
+  // measures them yet (no --check, no liburing uprobes): "available": false says "not
+  // measured in this run", where zeros would read as "checked, none found". Their other
+  // keys appear only when available. The leak scan always runs, so leak is always
   // present and its zeros do mean "none found".
+  const Json not_measured = Json{{"available", false}};
   return Json{{"tool", "uringscope"},
               {"schema", kJsonSchema},
               {"tool_version", snap.tool_version},
@@ -186,6 +197,8 @@ Json render_json(const Snapshot& snap, const std::vector<Finding>& findings) {
               {"leak", leak_json(snap.leak)},
               {"workers", workers_json(snap.workers)},
               {"tool_stats", tool_stats_json(snap.tool)},
+              {"hazards", not_measured},
+              {"end_to_end", not_measured},
               {"findings", std::move(found)}};
 }
 

@@ -185,13 +185,13 @@ bool workers_finding_concerns(const Snapshot& snap, const Finding& f, uint32_t p
 }
 
 void render_ring(std::ostream& out, const Ring& ring, const std::vector<Finding>& findings,
-                 uint64_t window_ns) {
+                 uint64_t window_ns, bool filtered) {
   render_ring_header(out, ring);
   out << "  submission\n";
   render_submission(out, ring, findings);
   out << "  per-op latency (submit -> complete)\n";
   if (ring.ops.empty()) {
-    out << "    (no requests seen)\n";
+    out << (filtered ? "    (no op matches the display filter)\n" : "    (no requests seen)\n");
   } else {
     render_op_table(out, ring.ops, ring.id, findings);
     // A heading of their own: under the table at its indent they would read as rows.
@@ -476,7 +476,7 @@ void render_findings(std::ostream& out, const std::vector<Finding>& findings) {
   std::string text_indent = hang + "      ";  // under the message
 
   for (const Finding& f : findings) {
-    // Messages name their ring and op themselves (rules.cpp), so no scope is added here.
+    // Messages name their ring and op themselves (src/rules/), so no scope is added here.
     std::size_t width =
         std::max(kMinWrap, kLineWidth - std::min(kLineWidth, text_indent.size()));
     std::vector<std::string> lines = wrap_words(f.message, width);
@@ -498,6 +498,11 @@ void render_findings(std::ostream& out, const std::vector<Finding>& findings) {
 void render_text(std::ostream& out, const Snapshot& snap, const std::vector<Finding>& findings,
                  const TextOptions& opts) {
   render_text_header(out, snap);
+  const bool filtered = !opts.display_filter.empty();
+  if (filtered) {
+    out << "display filter: " << opts.display_filter
+        << " (text only; the JSON report is complete)\n";
+  }
   if (snap.rings.empty()) {
     out << "\nno io_uring activity seen\n";
   } else {
@@ -508,7 +513,7 @@ void render_text(std::ostream& out, const Snapshot& snap, const std::vector<Find
                      [](const Ring* a, const Ring* b) { return a->id < b->id; });
     for (const Ring* ring : rings) {
       out << '\n';
-      render_ring(out, *ring, findings, snap.wall_ns);
+      render_ring(out, *ring, findings, snap.wall_ns, filtered);
     }
   }
   if (snap.leak.suspected + snap.leak.pending > 0) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "uringscope/run.h"
 
+#include <bpf/btf.h>
 #include <fmt/format.h>
 #include <poll.h>
 #include <sys/timerfd.h>
@@ -16,7 +17,10 @@
 #include <optional>
 #include <vector>
 
+#include "uringscope/baseline.h"
 #include "uringscope/error.h"
+#include "uringscope/exit_status.h"
+#include "uringscope/list_ops.h"
 #include "uringscope/findings.h"
 #include "uringscope/libbpf_log.h"
 #include "uringscope/output.h"
@@ -28,6 +32,7 @@
 #include "uringscope/snapshot_builder.h"
 #include "uringscope/system.h"
 #include "uringscope/tracer.h"
+#include "uringscope/views.h"
 
 namespace uringscope {
 namespace {
@@ -229,35 +234,82 @@ std::string attached_message(const Targets& t, const Tracer& tracer, const Kerne
                      t.info.mode == TargetMode::Command ? "" : "; Ctrl-C ends the run");
 }
 
-void emit_reports(const Options& opts, const Snapshot& snap, const std::vector<Finding>& findings) {
+// The human report: full or compact, narrowed by -e (text only: JSON, baselines and
+// --fail-on always see everything), then the diff against a baseline.
+void render_human(std::ostream& out, const Options& opts, const Snapshot& snap,
+                  const std::vector<Finding>& findings, const std::optional<Diff>& delta) {
+  const DisplayFilter& filter = opts.display_filter;
+  const std::string filter_text = filter.empty() ? "" : display_filter_text(filter);
+  const Snapshot shown = filter.empty() ? snap : filter_snapshot(snap, filter);
+  const std::vector<Finding> shown_findings =
+      filter.empty() ? findings : filter_findings(findings, filter, snap);
+  if (opts.compact) {
+    render_compact(out, shown, shown_findings, !opts.no_findings, filter_text);
+  } else {
+    render_text(out, shown, shown_findings,
+                TextOptions{.show_findings = !opts.no_findings, .display_filter = filter_text});
+  }
+  if (delta) {
+    out << '\n';
+    render_diff_text(out, *delta);
+  }
+}
+
+void emit_reports(const Options& opts, const Snapshot& snap, const std::vector<Finding>& findings,
+                  const std::optional<Baseline>& baseline) {
+  std::optional<Diff> delta;
+  if (baseline) delta = diff(*baseline, baseline_of(snap, findings));
   const bool json_to_stdout = opts.json && *opts.json == "-";
-  if (opts.json) {
-    std::string doc = render_json(snap, findings).dump(2) + "\n";
+  if (opts.json || opts.baseline_out) {
+    nlohmann::ordered_json report = render_json(snap, findings);
+    if (delta) report["diff"] = diff_json(*delta);
+    const std::string doc = report.dump(2) + "\n";
+    if (opts.baseline_out) write_file_atomic(*opts.baseline_out, doc);
     if (json_to_stdout) {
       std::cout << doc << std::flush;
-    } else {
+    } else if (opts.json) {
       write_file_atomic(*opts.json, doc);
     }
   }
   std::ostream& text = json_to_stdout ? std::cerr : std::cout;
-  render_text(text, snap, findings);
+  render_human(text, opts, snap, findings, delta);
   text.flush();
 }
 
 }  // namespace
 
-int print_version() {
-  std::cout << "uringscope " << URINGSCOPE_VERSION << "\n";
-  std::cout << "kernel   " << kernel_release() << "\n";
+int print_version(bool as_json) {
   // tracefs is needed to tell whether the syscall tracepoint exists; without root it may
   // be unreadable, and the enter feature then shows as off.
   std::optional<TracefsMount> tracefs;
   if (has_bpf_privileges()) tracefs.emplace();
   KernelSupport support = probe_this_kernel();
+  if (as_json) {
+    nlohmann::ordered_json doc = {{"tool", "uringscope"},
+                                  {"tool_version", URINGSCOPE_VERSION},
+                                  {"kernel", kernel_json(kernel_info(support, kernel_release()))}};
+    std::cout << doc.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << "uringscope " << URINGSCOPE_VERSION << "\n";
+  std::cout << "kernel   " << kernel_release() << "\n";
   std::cout << "tier     " << tier_name(support.tier) << "\n";
   std::cout << "features\n";
   for (const auto& f : support.features) {
     std::cout << fmt::format("  {:<10} {:<4} {}\n", f.name, f.enabled ? "on" : "off", f.detail);
+  }
+  return 0;
+}
+
+int print_list_ops(bool as_json) {
+  // The BTF file is world-readable: no privileges needed. Without it, the built-in table.
+  BtfPtr btf(btf__load_vmlinux_btf());
+  const std::vector<OpcodeRow> rows = opcode_table(btf.get());
+  const bool from_btf = opcode_table_from_btf(rows);
+  if (as_json) {
+    std::cout << list_ops_json(rows, kernel_release(), from_btf).dump(2) << "\n";
+  } else {
+    render_list_ops(std::cout, rows, kernel_release(), from_btf);
   }
   return 0;
 }
@@ -267,7 +319,11 @@ int run(const Options& opts) {
     std::cout << opts.help_text;
     return 0;
   }
-  if (opts.version) return print_version();
+  if (opts.version) return print_version(opts.json.has_value());
+  if (opts.list_ops) return print_list_ops(opts.json.has_value());
+  // A bad baseline must fail before anything is attached, and without root.
+  std::optional<Baseline> baseline;
+  if (opts.diff_against) baseline = load_baseline(*opts.diff_against);
 
   libbpf_log_install(opts.verbose);
   require_bpf_privileges();
@@ -285,6 +341,7 @@ int run(const Options& opts) {
   TracerConfig config;
   config.filter_tgids = targets.info.mode != TargetMode::All;
   config.pid_max = pid_max();
+  if (const PidNamespace ns = own_pid_namespace(); !ns.initial) config.pidns_inode = ns.inode;
   Tracer tracer(support, config);
   for (pid_t pid : targets.info.pids) tracer.add_target(static_cast<uint32_t>(pid));
   if (targets.info.mode != TargetMode::Command) tracer.walk_ring_fds();
@@ -308,11 +365,12 @@ int run(const Options& opts) {
                           .leak_age_ns = static_cast<uint64_t>(opts.leak_age_s * 1e9)};
   Snapshot snap = build_snapshot(tracer.read_tables(), std::move(context));
   resolve_ring_fds_from_proc(snap.rings);
-  const std::vector<Finding> findings = evaluate(snap);
-  emit_reports(opts, snap, findings);
+  const std::vector<Finding> findings = opts.no_findings ? std::vector<Finding>{} : evaluate(snap);
+  emit_reports(opts, snap, findings, baseline);
 
-  if (targets.child) return wait_for_command(signals, *targets.child);
-  return 0;
+  std::optional<int> command_status;
+  if (targets.child) command_status = wait_for_command(signals, *targets.child);
+  return exit_status(command_status, opts.fail_on, findings);
 }
 
 }  // namespace uringscope

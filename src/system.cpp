@@ -66,6 +66,17 @@ BtfPtr load_kernel_btf() {
   return btf;
 }
 
+PidNamespace own_pid_namespace() {
+  // PROC_PID_INIT_INO: the initial pid namespace's fixed inode number.
+  constexpr uint64_t kInitialPidNsInode = 0xEFFFFFFCu;
+  PidNamespace ns;
+  struct stat st;
+  if (stat("/proc/self/ns/pid", &st) != 0) return ns;
+  ns.inode = st.st_ino;
+  ns.initial = ns.inode == kInitialPidNsInode;
+  return ns;
+}
+
 std::string kernel_release() {
   utsname u{};
   return uname(&u) == 0 ? u.release : "unknown";

@@ -135,6 +135,7 @@ Tracer::Tracer(const KernelSupport& support, const TracerConfig& config) : confi
   ro->inflight_mask = sizes.inflight_buckets - 1;
   ro->udata_mask = sizes.udata_slots - 1;
   for (int i = 0; i < US_RF__COUNT; ++i) ro->req_bit[i] = support.req_bits[i];
+  ro->pidns_ino = config.pidns_inode;
 
   libbpf_log_clear();
   if (int err = uringscope_bpf__load(skel_.get()); err) {

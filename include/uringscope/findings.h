@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // Findings: named problems with evidence and a fix, produced from a Snapshot by pure
-// rules (rules.cpp) whose thresholds all live in thresholds.h.
+// rules (src/rules/, one file per finding) whose thresholds all live in thresholds.h.
 #pragma once
 
 #include <cstdint>

@@ -7,7 +7,8 @@
 namespace uringscope {
 
 // Latency distribution in log2 nanosecond buckets: bucket i holds samples in
-// [2^i, 2^(i+1)) ns, bucket 0 also holds 0 ns (the layout the BPF side fills).
+// [2^i, 2^(i+1)) ns, bucket 0 also holds 0 ns, and the last bucket (39) holds everything
+// from 2^39 ns up (the layout the BPF side fills).
 inline constexpr std::size_t kHistBuckets = 40;
 
 struct Histogram {

@@ -17,6 +17,14 @@ inline constexpr uint32_t kOpcodeOther = 79;
 std::string opcode_name(uint32_t opcode);
 // Inverse of opcode_name, case-insensitive; -1 when unknown.
 int opcode_from_name(std::string_view name);
+// Number of opcodes the built-in table knows (IORING_OP_NOP .. IORING_OP_PIPE, 6.18).
+inline constexpr uint32_t kBuiltinOpcodes = 63;
+
+// The kernel release that introduced the opcode ("5.6"), from the built-in table
+// (kernel-io_uring-reference.md §3); empty for opcodes the table does not know. For
+// --list-ops only: which ops a kernel has is read from its BTF, never from a version.
+std::string_view opcode_since(uint32_t opcode);
+
 // Opcodes that read or write a file's data (for punt-reason advice).
 bool opcode_is_read(uint32_t opcode);
 bool opcode_is_write(uint32_t opcode);

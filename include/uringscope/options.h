@@ -5,6 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "uringscope/findings.h"
+#include "uringscope/views.h"
+
 namespace uringscope {
 
 // Everything the command line can say, with its defaults. Filled by parse_options().
@@ -17,6 +20,13 @@ struct Options {
   bool keep_root = false;            // --keep-root: don't drop to SUDO_UID/SUDO_GID
   std::optional<std::string> json;   // --json[=FILE]; "-" is stdout
   double leak_age_s = 0.5;           // --leak-age: in flight longer than this at the end
+  std::optional<Severity> fail_on;   // --fail-on: exit 3 on a finding at or above this
+  std::optional<std::string> baseline_out;  // --baseline FILE: save this run's JSON there
+  std::optional<std::string> diff_against;  // --diff FILE: compare with a saved report
+  bool compact = false;              // -c: per-op table and findings only
+  DisplayFilter display_filter;      // -e: text output only
+  bool no_findings = false;          // --no-findings: numbers only
+  bool list_ops = false;             // --list-ops
   bool version = false;              // --version
   bool help = false;                 // -h/--help (help_text holds the text)
   std::string help_text;

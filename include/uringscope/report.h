@@ -12,6 +12,7 @@
 #include <iosfwd>
 #include <optional>
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -26,6 +27,10 @@ inline constexpr int kJsonSchema = 2;
 
 struct TextOptions {
   bool show_findings = true;
+  // The -e display filter in words ("op=READ punt"), when the snapshot was filtered:
+  // the report says so, and a ring whose rows were all hidden says that instead of
+  // "no requests seen".
+  std::string display_filter;
 };
 
 // The full report: header, each ring in id order, leaks, io-wq workers, tool losses,
@@ -87,6 +92,7 @@ bool finding_concerns(const std::vector<Finding>& findings,
 nlohmann::ordered_json render_json(const Snapshot& snap, const std::vector<Finding>& findings);
 
 // Pieces of the report, for baselines and diffs that need the same shapes.
+nlohmann::ordered_json kernel_json(const KernelInfo& kernel);
 nlohmann::ordered_json counters_json(const Counters& counters);
 nlohmann::ordered_json op_json(const OpStats& op);
 nlohmann::ordered_json ring_json(const Ring& ring);

@@ -9,7 +9,8 @@ namespace uringscope {
 // anything that must end the run with status 1.
 int run(const Options& options);
 
-// --version: version, kernel release, support tier and the per-feature table.
-int print_version();
+// --version: version, kernel release, support tier and the per-feature table (as JSON
+// with --json).
+int print_version(bool as_json);
 
 }  // namespace uringscope

@@ -22,6 +22,14 @@ using BtfPtr = std::unique_ptr<btf, BtfDeleter>;
 // The running kernel's BTF; throws Error when the kernel has none.
 BtfPtr load_kernel_btf();
 
+// uringscope's own pid namespace. Outside the initial one, pids from the user and in the
+// report are local to it, and the BPF side must translate the kernel's pids.
+struct PidNamespace {
+  bool initial = true;
+  uint64_t inode = 0;  // of /proc/self/ns/pid
+};
+PidNamespace own_pid_namespace();
+
 std::string kernel_release();
 uint32_t pid_max();
 unsigned online_cpus();

@@ -29,6 +29,7 @@ struct TracerConfig {
   bool filter_tgids = false;  // false: every process on the machine (-a)
   TableSizes sizes;
   uint32_t pid_max = 4194304;  // sizes the target bitmap
+  uint64_t pidns_inode = 0;    // our pid namespace when not the initial one, else 0
 };
 
 // A program that loaded but would not attach: its feature is off for this run.

@@ -28,6 +28,9 @@ for tool in "$uringscope" "$inject"; do
   [[ -x $tool ]] || { echo "run.sh: $tool not built (scripts/build.sh)" >&2; exit 2; }
 done
 command -v jq >/dev/null || { echo "run.sh: needs jq (apt-get install jq)" >&2; exit 2; }
+# The distribution's python3 is where apt puts python3-jsonschema.
+python=/usr/bin/python3
+[[ -x $python ]] || python=python3
 [[ $(id -u) -eq 0 ]] || { echo "run.sh: loads BPF programs; run it as root" >&2; exit 2; }
 
 work=$(mktemp -d)
@@ -88,6 +91,8 @@ score() {  # name mode expect_tag expect_op allowed_extra_warn inject_args check
   fi
   if [[ ! -s $report ]] || ! jq -e . "$report" >/dev/null 2>&1; then
     problems+=("no report: $(head -c 300 "$work/$name.err")")
+  elif ! schema_errors=$("$python" "$root/test/check_json_schema.py" "$root/docs/json.schema.json" "$report" 2>&1); then
+    problems+=("report does not match docs/json.schema.json: $(head -c 300 <<<"$schema_errors")")
   else
     local gt
     gt=$(gt_json "$gtfile")

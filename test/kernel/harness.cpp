@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "harness.h"
 
+#include <gtest/gtest.h>
+
 #include <bpf/bpf.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -174,10 +176,22 @@ std::string temp_path(const std::string& stem) {
          "-" + std::to_string(++counter) + "-" + stem;
 }
 
+// Every report a kernel test reads must also satisfy the published JSON Schema: the
+// schema is a promise to scripts, and real runs are where it can break.
+static void expect_valid_against_schema(const std::string& path) {
+  const std::string root = URINGSCOPE_SOURCE_DIR;
+  const std::string python = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
+  Result r = run({python, root + "/test/check_json_schema.py", root + "/docs/json.schema.json", path});
+  EXPECT_EQ(r.status, 0) << "report " << path << " does not match docs/json.schema.json:\n"
+                         << r.out << r.err;
+}
+
 nlohmann::json read_json(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw std::runtime_error("cannot read " + path);
-  return nlohmann::json::parse(in);
+  nlohmann::json doc = nlohmann::json::parse(in);
+  expect_valid_against_schema(path);
+  return doc;
 }
 
 const nlohmann::json* find_op(const nlohmann::json& ops, const std::string& op) {

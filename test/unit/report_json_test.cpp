@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <string>
 #include <vector>
@@ -45,11 +48,13 @@ class ReportJson : public ::testing::Test {
 TEST_F(ReportJson, TopLevelKeysAndIdentity) {
   EXPECT_EQ(keys_of(j), (std::set<std::string>{"tool", "schema", "tool_version", "wall_ns", "ncpus",
                                                "kernel", "target", "counters", "ops", "rings",
-                                               "leak", "workers", "tool_stats", "findings"}));
-  // Not measured yet: absent rather than a zero that would read as "checked, clean".
-  // (leak is measured now: the leak scan always runs.)
-  EXPECT_FALSE(j.contains("hazards"));
-  EXPECT_FALSE(j.contains("end_to_end"));
+                                               "leak", "workers", "tool_stats", "hazards",
+                                               "end_to_end", "findings"}));
+  // In the contract but not measured yet: the keys are there so consumers can rely on
+  // them, and say "not measured" instead of carrying zeros that would read as "checked,
+  // clean". (leak is measured: the leak scan always runs.)
+  EXPECT_EQ(j.at("hazards"), (Json{{"available", false}}));
+  EXPECT_EQ(j.at("end_to_end"), (Json{{"available", false}}));
 
   EXPECT_EQ(j.at("tool"), "uringscope");
   ASSERT_TRUE(j.at("schema").is_number_integer());
@@ -81,6 +86,7 @@ TEST_F(ReportJson, KernelAndTarget) {
 TEST_F(ReportJson, CountersAreEveryFieldAsIntegers) {
   std::set<std::string> names;
   for (const CounterField& f : kCounterFields) names.insert(std::string(f.name));
+  names.insert("trace_rb_drops");  // the contract's; 0 until --trace exists
   const Json& c = j.at("counters");
   EXPECT_EQ(keys_of(c), names);
   for (const auto& [key, value] : c.items()) EXPECT_TRUE(value.is_number_unsigned()) << key;
@@ -442,7 +448,7 @@ TEST(ReportJsonEmpty, EmptySnapshotKeepsTheShape) {
   EXPECT_EQ(j.at("kernel").at("features"), Json::object());
   EXPECT_EQ(j.at("target").at("mode"), "command");
   EXPECT_EQ(j.at("target").at("command"), (Json{"./myapp", "-x"}));
-  EXPECT_EQ(j.at("counters").size(), kCounterFields.size());
+  EXPECT_EQ(j.at("counters").size(), kCounterFields.size() + 1);  // + trace_rb_drops
   // The leak scan always runs: zeros here mean "none found", so the object is there.
   EXPECT_EQ(j.at("leak"), (Json{{"threshold_ns", 0},
                                 {"suspected", 0},
@@ -451,6 +457,237 @@ TEST(ReportJsonEmpty, EmptySnapshotKeepsTheShape) {
                                 {"requests", Json::array()}}));
   EXPECT_EQ(j.at("workers"), Json::array());
   EXPECT_EQ(Json::parse(j.dump()), j);
+}
+
+TEST_F(ReportJson, HazardsAndEndToEndSayNotMeasured) {
+  // Before findings, as the contract lists them.
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : j.items()) keys.push_back(key);
+  auto pos = [&](const std::string& k) {
+    return std::find(keys.begin(), keys.end(), k) - keys.begin();
+  };
+  EXPECT_EQ(pos("hazards"), pos("tool_stats") + 1);
+  EXPECT_EQ(pos("end_to_end"), pos("hazards") + 1);
+  EXPECT_EQ(pos("findings"), pos("end_to_end") + 1);
+  EXPECT_TRUE(j.at("hazards").at("available").is_boolean());
+  EXPECT_TRUE(j.at("end_to_end").at("available").is_boolean());
+
+  // While nothing checks for hazards, no counter may claim a hazard count; trace drops
+  // are a true 0 (no per-event records without --trace), on every counters object.
+  std::vector<const Json*> all{&j.at("counters")};
+  for (const Json& r : j.at("rings")) all.push_back(&r.at("counters"));
+  for (const Json* c : all) {
+    for (const char* absent : {"hazard_overlaps", "hazard_bufreg", "hazard_unmap"})
+      EXPECT_FALSE(c->contains(absent)) << absent;
+    ASSERT_TRUE(c->contains("trace_rb_drops"));
+    EXPECT_TRUE(c->at("trace_rb_drops").is_number_unsigned());
+    EXPECT_EQ(c->at("trace_rb_drops").get<uint64_t>(), 0u);
+  }
+  // The per-ring counters piece has the same shape as the report's.
+  EXPECT_EQ(keys_of(counters_json(Counters{})), keys_of(j.at("counters")));
+}
+
+// --- stable key names
+
+// Objects whose keys are data (feature names, evidence names), not schema: their keys
+// show as "*". Evidence keys are each rule's own and are pinned by the rules tests.
+bool keys_are_data(const std::string& path) {
+  return path == "kernel.features" || path == "kernel.feature_detail" ||
+         path == "findings[].evidence";
+}
+
+// Every key path in `v`: "rings[].ops[].punt_reasons.forced", array elements as "[]".
+void collect_paths(const Json& v, const std::string& path, std::set<std::string>& out) {
+  if (v.is_object()) {
+    for (const auto& [key, value] : v.items()) {
+      std::string sub = (path.empty() ? "" : path + ".") + (keys_are_data(path) ? "*" : key);
+      out.insert(sub);
+      collect_paths(value, sub, out);
+    }
+  } else if (v.is_array()) {
+    for (const Json& item : v) {
+      out.insert(path + "[]");
+      collect_paths(item, path + "[]", out);
+    }
+  }
+}
+
+// Written out by hand on purpose: a key renamed or removed in the renderer fails here,
+// and a key added must be added here too (and to docs/json.md and the schema). Within
+// schema 2 this list may only grow.
+const std::set<std::string> kKeyPaths = {
+    "tool", "schema", "tool_version", "wall_ns", "ncpus",
+    "kernel", "kernel.release", "kernel.tier",
+    "kernel.features", "kernel.features.*", "kernel.feature_detail", "kernel.feature_detail.*",
+    "target", "target.mode", "target.pids", "target.pids[]", "target.command",
+    "target.command[]",
+    "counters",
+    "counters.enter_calls", "counters.enter_submit_calls", "counters.to_submit_sum",
+    "counters.submissions", "counters.completions", "counters.punted", "counters.errors",
+    "counters.cq_overflows", "counters.multishot_cqes", "counters.untracked_completions",
+    "counters.inflight_map_drops", "counters.rings_created", "counters.failed_requests",
+    "counters.poll_armed", "counters.poll_armed_regular", "counters.short_writes",
+    "counters.task_adds", "counters.task_work_runs", "counters.task_work_items",
+    "counters.local_task_work_runs", "counters.local_task_work_items",
+    "counters.local_task_work_max_lag_ns", "counters.local_task_work_pending_ns",
+    "counters.sqpoll_offcpu_ns", "counters.sqpoll_sleeps", "counters.sqpoll_preempts",
+    "counters.sqpoll_wakeups", "counters.workers_distinct", "counters.cancelled_at_exit",
+    "counters.leaks_suspected", "counters.leaks_pending", "counters.trace_rb_drops",
+    "ops", "ops[]", "ops[].op", "ops[].opcode", "ops[].submitted", "ops[].completed",
+    "ops[].untracked", "ops[].punted", "ops[].punt_pct", "ops[].punt_reasons",
+    "ops[].punt_reasons.forced", "ops[].punt_reasons.hashed",
+    "ops[].punt_reasons.regular_file", "ops[].punt_reasons.eagain", "ops[].errors",
+    "ops[].errnos", "ops[].errnos[]", "ops[].errnos[].errno", "ops[].errnos[].name",
+    "ops[].errnos[].count", "ops[].failed", "ops[].multishot_cqes", "ops[].poll_armed",
+    "ops[].poll_armed_regular", "ops[].cancelled_at_exit", "ops[].avg_ns", "ops[].p50_ns",
+    "ops[].p99_ns", "ops[].max_ns", "ops[].log2_hist", "ops[].log2_hist[]",
+    "rings", "rings[]", "rings[].id", "rings[].fd", "rings[].pid", "rings[].comm",
+    "rings[].sq_entries", "rings[].cq_entries", "rings[].flags", "rings[].flag_names",
+    "rings[].flag_names[]", "rings[].sqpoll", "rings[].sq_tid", "rings[].source",
+    "rings[].avg_batch",
+    "rings[].counters",
+    "rings[].counters.enter_calls", "rings[].counters.enter_submit_calls",
+    "rings[].counters.to_submit_sum", "rings[].counters.submissions",
+    "rings[].counters.completions", "rings[].counters.punted", "rings[].counters.errors",
+    "rings[].counters.cq_overflows", "rings[].counters.multishot_cqes",
+    "rings[].counters.untracked_completions", "rings[].counters.inflight_map_drops",
+    "rings[].counters.rings_created", "rings[].counters.failed_requests",
+    "rings[].counters.poll_armed", "rings[].counters.poll_armed_regular",
+    "rings[].counters.short_writes", "rings[].counters.task_adds",
+    "rings[].counters.task_work_runs", "rings[].counters.task_work_items",
+    "rings[].counters.local_task_work_runs", "rings[].counters.local_task_work_items",
+    "rings[].counters.local_task_work_max_lag_ns",
+    "rings[].counters.local_task_work_pending_ns", "rings[].counters.sqpoll_offcpu_ns",
+    "rings[].counters.sqpoll_sleeps", "rings[].counters.sqpoll_preempts",
+    "rings[].counters.sqpoll_wakeups", "rings[].counters.workers_distinct",
+    "rings[].counters.cancelled_at_exit", "rings[].counters.leaks_suspected",
+    "rings[].counters.leaks_pending", "rings[].counters.trace_rb_drops",
+    "rings[].ops", "rings[].ops[]", "rings[].ops[].op", "rings[].ops[].opcode",
+    "rings[].ops[].submitted", "rings[].ops[].completed", "rings[].ops[].untracked",
+    "rings[].ops[].punted", "rings[].ops[].punt_pct", "rings[].ops[].punt_reasons",
+    "rings[].ops[].punt_reasons.forced", "rings[].ops[].punt_reasons.hashed",
+    "rings[].ops[].punt_reasons.regular_file", "rings[].ops[].punt_reasons.eagain",
+    "rings[].ops[].errors", "rings[].ops[].errnos", "rings[].ops[].errnos[]",
+    "rings[].ops[].errnos[].errno", "rings[].ops[].errnos[].name",
+    "rings[].ops[].errnos[].count", "rings[].ops[].failed", "rings[].ops[].multishot_cqes",
+    "rings[].ops[].poll_armed", "rings[].ops[].poll_armed_regular",
+    "rings[].ops[].cancelled_at_exit", "rings[].ops[].avg_ns", "rings[].ops[].p50_ns",
+    "rings[].ops[].p99_ns", "rings[].ops[].max_ns", "rings[].ops[].log2_hist",
+    "rings[].ops[].log2_hist[]",
+    "leak", "leak.threshold_ns", "leak.suspected", "leak.pending", "leak.oldest_ns",
+    "leak.requests", "leak.requests[]", "leak.requests[].ring", "leak.requests[].op",
+    "leak.requests[].opcode", "leak.requests[].age_ns", "leak.requests[].user_data",
+    "leak.requests[].user_data_hex", "leak.requests[].where", "leak.requests[].abandoned",
+    "leak.requests[].waiting",
+    "workers", "workers[]", "workers[].pid", "workers[].distinct",
+    "tool_stats", "tool_stats.rings_full", "tool_stats.opstats_full",
+    "tool_stats.op_out_of_range", "tool_stats.enter_no_ring", "tool_stats.overflow_no_req",
+    "tool_stats.errno_full", "tool_stats.threads_full",
+    "hazards", "hazards.available",
+    "end_to_end", "end_to_end.available",
+    "findings", "findings[]", "findings[].tag", "findings[].severity", "findings[].ring",
+    "findings[].op", "findings[].opcode", "findings[].message", "findings[].suggestion",
+    "findings[].evidence", "findings[].evidence.*",
+};
+
+TEST_F(ReportJson, KeyPathsAreStable) {
+  // The fixture fills every array the report has, so every element shape is walked; a
+  // command line makes target.command non-empty too.
+  snap.target.command = {"./myapp", "--serve"};
+  std::set<std::string> paths;
+  collect_paths(render_json(snap, findings), "", paths);
+
+  std::vector<std::string> missing;  // renamed or removed: breaks consumers
+  std::set_difference(kKeyPaths.begin(), kKeyPaths.end(), paths.begin(), paths.end(),
+                      std::back_inserter(missing));
+  std::vector<std::string> added;  // fine within schema 2, but list and document it
+  std::set_difference(paths.begin(), paths.end(), kKeyPaths.begin(), kKeyPaths.end(),
+                      std::back_inserter(added));
+  auto joined = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (const std::string& p : v) s += "\n  " + p;
+    return s;
+  };
+  EXPECT_TRUE(missing.empty()) << "key paths gone from the report (a schema-2 break):"
+                               << joined(missing);
+  EXPECT_TRUE(added.empty()) << "new key paths: add them to kKeyPaths, docs/json.md and "
+                                "docs/json.schema.json:"
+                             << joined(added);
+}
+
+TEST(ReportJsonKeys, DocsNameEveryKey) {
+  // docs/json.md promises to describe every field: each key of the list must appear
+  // there in backticks. (Data keys, "*", are described by their parent.)
+  const std::filesystem::path doc =
+      std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "docs" /
+      "json.md";
+  std::ifstream in(doc);
+  ASSERT_TRUE(in) << "cannot read " << doc;
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const std::string& path : kKeyPaths) {
+    std::string key = path.substr(path.find_last_of('.') == std::string::npos
+                                      ? 0
+                                      : path.find_last_of('.') + 1);
+    while (key.size() > 2 && key.ends_with("[]")) key.resize(key.size() - 2);
+    if (key == "*") continue;
+    EXPECT_NE(text.find("`" + key + "`"), std::string::npos) << path << " is not in " << doc;
+  }
+}
+
+TEST(ReportJsonKeys, PerRingAndTotalCountersAndOpsShareKeys) {
+  // Counters and ops have one shape at the top level and per ring; the walk above lists
+  // both, this pins that they are the same list.
+  std::set<std::string> top;
+  std::set<std::string> ring;
+  for (const std::string& p : kKeyPaths) {
+    for (const std::string prefix : {"counters.", "ops[]."})
+      if (p.rfind(prefix, 0) == 0) top.insert(p);
+    for (const std::string prefix : {"rings[].counters.", "rings[].ops[]."})
+      if (p.rfind(prefix, 0) == 0) ring.insert(p.substr(std::string("rings[].").size()));
+  }
+  EXPECT_EQ(top, ring);
+  EXPECT_GT(top.size(), 50u);
+}
+
+// The same kind of value at every node: integers stay integers, floats stay floats
+// (punt_pct 100 is written "100.0"), nulls stay null. nlohmann's == compares numbers
+// across kinds, so it alone would not notice a float turning into an integer.
+void expect_same_kinds(const Json& a, const nlohmann::json& b, const std::string& path) {
+  auto kind = [](const auto& v) {
+    if (v.is_number_integer()) return std::string("integer");  // signed or unsigned
+    return std::string(v.type_name());
+  };
+  ASSERT_EQ(kind(a), kind(b)) << path;
+  if (a.is_object()) {
+    ASSERT_EQ(a.size(), b.size()) << path;
+    for (const auto& [key, value] : a.items()) {
+      ASSERT_TRUE(b.contains(key)) << path << "." << key;
+      expect_same_kinds(value, b.at(key), path + "." + key);
+    }
+  } else if (a.is_array()) {
+    ASSERT_EQ(a.size(), b.size()) << path;
+    for (std::size_t i = 0; i < a.size(); ++i)
+      expect_same_kinds(a[i], b[i], path + "[" + std::to_string(i) + "]");
+  }
+}
+
+TEST_F(ReportJson, RoundTripThroughPlainJsonIsExact) {
+  // What a consumer does: parse the text (run.cpp writes dump(2)) with a plain json.
+  for (int indent : {-1, 2}) {
+    const std::string text = j.dump(indent);
+    const nlohmann::json plain = nlohmann::json::parse(text);
+    expect_same_kinds(j, plain, "$");
+    // Values equal too: the text gives back the report exactly, in order, and a
+    // consumer that writes its (key-sorted) copy out again reads the same document.
+    EXPECT_EQ(Json::parse(text), j);
+    EXPECT_EQ(nlohmann::json::parse(plain.dump()), plain);
+    EXPECT_EQ(nlohmann::json::parse(Json::parse(text).dump()), plain);
+  }
+  const nlohmann::json plain = nlohmann::json::parse(j.dump());
+  EXPECT_EQ(plain.at("hazards").at("available"), false);
+  EXPECT_EQ(plain.at("rings")[0].at("ops")[1].at("punt_pct").get<double>(),
+            j.at("rings")[0].at("ops")[1].at("punt_pct").get<double>());  // bit-exact
+  EXPECT_TRUE(plain.at("rings")[1].at("fd").is_null());
 }
 
 }  // namespace

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: MIT
+// PUNT: ops whose requests were handed to io-wq workers instead of completing inline.
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "rule_kit.h"
+#include "uringscope/format.h"
+#include "uringscope/opcodes.h"
+
+namespace uringscope::rules {
+
+namespace {
+
+// Ops that have no inline path on any supported kernel: their prep sets
+// REQ_F_FORCE_ASYNC or their issue returns -EAGAIN under IO_URING_F_NONBLOCK
+// (io_uring/sync.c, fs.c, statx.c, advise.c, splice.c, xattr.c, truncate.c). A 100 %
+// punt share is their normal state and nothing the program can change, so counting
+// them would make every fsync-heavy program a PUNT. Ops that block only sometimes
+// (OPENAT with O_CREAT, FADVISE WILLNEED, SHUTDOWN on some kernels) stay in.
+bool always_punted(uint32_t opcode) {
+  switch (opcode) {
+    case 3:   // FSYNC
+    case 8:   // SYNC_FILE_RANGE
+    case 17:  // FALLOCATE
+    case 21:  // STATX
+    case 25:  // MADVISE
+    case 30:  // SPLICE
+    case 33:  // TEE
+    case 35:  // RENAMEAT
+    case 36:  // UNLINKAT
+    case 37:  // MKDIRAT
+    case 38:  // SYMLINKAT
+    case 39:  // LINKAT
+    case 41:  // FSETXATTR
+    case 42:  // SETXATTR
+    case 43:  // FGETXATTR
+    case 44:  // GETXATTR
+    case 55:  // FTRUNCATE
+      return true;
+    default: return false;
+  }
+}
+
+bool punt_share_crosses(uint64_t punted, uint64_t submitted) {
+  return at_least(submitted, ThresholdId::PuntMinSubmitted) &&
+         pct_of(punted, submitted) >= thr(ThresholdId::PuntMinPct);
+}
+
+enum class PuntReason { Forced, Hashed, RegularFile, Eagain };
+
+struct ReasonCount {
+  PuntReason reason;
+  uint64_t count;
+};
+
+// In the order ties are broken: IOSQE_ASYNC first, because it is the one cause the
+// program sets itself and can simply drop.
+std::array<ReasonCount, 4> reason_counts(const PuntReasons& r) {
+  return {{{PuntReason::Forced, r.forced},
+           {PuntReason::Hashed, r.hashed},
+           {PuntReason::RegularFile, r.regular_file},
+           {PuntReason::Eagain, r.eagain}}};
+}
+
+// The reason with the most punts; none when the kernel gave no reasons (legacy tier).
+std::optional<PuntReason> dominant_reason(const PuntReasons& reasons) {
+  std::optional<ReasonCount> best;
+  for (const ReasonCount& rc : reason_counts(reasons)) {
+    if (rc.count > 0 && (!best || rc.count > best->count)) best = rc;
+  }
+  if (!best) return std::nullopt;
+  return best->reason;
+}
+
+// The evidence key, which is also the PuntReasons field name.
+std::string_view reason_key(PuntReason reason) {
+  switch (reason) {
+    case PuntReason::Forced: return "forced";
+    case PuntReason::Hashed: return "hashed";
+    case PuntReason::RegularFile: return "regular_file";
+    case PuntReason::Eagain: return "eagain";
+  }
+  return "forced";
+}
+
+std::string_view reason_label(PuntReason reason) {
+  switch (reason) {
+    case PuntReason::Forced: return "IOSQE_ASYNC";
+    case PuntReason::Hashed: return "hashed buffered write";
+    case PuntReason::RegularFile: return "regular file, would block";
+    case PuntReason::Eagain: return "-EAGAIN, no poll";
+  }
+  return "";
+}
+
+// "IOSQE_ASYNC 40, regular file, would block 10": the nonzero reasons, largest first.
+std::string reason_breakdown(const PuntReasons& reasons) {
+  auto counts = reason_counts(reasons);
+  std::stable_sort(counts.begin(), counts.end(),
+                   [](const ReasonCount& a, const ReasonCount& b) { return a.count > b.count; });
+  std::string text;
+  for (const ReasonCount& rc : counts) {
+    if (rc.count == 0) continue;
+    if (!text.empty()) text += "; ";
+    text += fmt::format("{} {}", reason_label(rc.reason), format_count(rc.count));
+  }
+  return text;
+}
+
+// Without reasons (a kernel whose punt event does not show them) the advice can only
+// follow from what usually sends that kind of op to io-wq, hence "likely".
+std::string punt_suggestion_by_kind(uint32_t opcode) {
+  const std::string op = opcode_name(opcode);
+  if (opcode_is_read(opcode)) {
+    return fmt::format(
+        "Likely buffered reads that missed the page cache. Read with O_DIRECT into "
+        "registered buffers (READ_FIXED), or get the data cached ahead of the reads with "
+        "readahead(2) or posix_fadvise(POSIX_FADV_WILLNEED). If the program sets IOSQE_ASYNC "
+        "on its {} requests, drop it.",
+        op);
+  }
+  if (opcode_is_write(opcode)) {
+    return fmt::format(
+        "Likely buffered writes to regular files: io-wq runs buffered writes to the same "
+        "inode one at a time (hashed work), so they queue behind each other. Write with "
+        "O_DIRECT, or spread the writes over several files. If the program sets IOSQE_ASYNC "
+        "on its {} requests, drop it.",
+        op);
+  }
+  return fmt::format(
+      "Likely IOSQE_ASYNC set on {} requests that could have completed inline, or the op "
+      "returned -EAGAIN where no poll could be armed. Set IOSQE_ASYNC only on requests that "
+      "would block anyway.",
+      op);
+}
+
+// The fix for the reason the kernel showed. `opcode` is empty for the all-rings row.
+std::string punt_suggestion(PuntReason reason, std::optional<uint32_t> opcode) {
+  const std::string op = opcode ? opcode_name(*opcode) + " " : std::string();
+  switch (reason) {
+    case PuntReason::Forced:
+      return fmt::format(
+          "The {}requests carry IOSQE_ASYNC, so the kernel skipped the inline attempt and "
+          "handed each one to a worker. Drop IOSQE_ASYNC (io_uring_sqe_set_flags()) unless "
+          "the request would block anyway, such as a read that will miss the page cache.",
+          op);
+    case PuntReason::Hashed:
+      return "Buffered writes to one file run one at a time in io-wq (hashed per inode), so "
+             "they queue behind each other. Write with O_DIRECT (aligned buffers, registered "
+             "with io_uring_register_buffers() for WRITE_FIXED), or spread the writes over "
+             "several files.";
+    case PuntReason::RegularFile:
+      if (!opcode || opcode_is_read(*opcode)) {
+        return "Buffered reads missed the page cache on a file without async buffered reads, "
+               "so a worker blocked on each. Read with O_DIRECT into registered buffers "
+               "(io_uring_register_buffers() + READ_FIXED), or bring the data into the cache "
+               "ahead of the reads with readahead(2) or posix_fadvise(POSIX_FADV_WILLNEED).";
+      }
+      return fmt::format(
+          "{}requests on regular files could not complete without blocking (for example a "
+          "write that extends the file or allocates blocks, or a file system without nowait "
+          "support). Preallocate with fallocate(), or use O_DIRECT on a file system that "
+          "supports nowait I/O (ext4, xfs, btrfs).",
+          opcode ? op : std::string("Regular-file "));
+    case PuntReason::Eagain:
+      return fmt::format(
+          "The nonblocking attempt of the {}requests returned -EAGAIN on a file that cannot "
+          "be polled (a file type or file system without nowait support), so a worker ran "
+          "each one blocking. Nothing in the SQE causes it: use a file type that supports "
+          "nowait I/O, or keep these requests off the latency-sensitive ring.",
+          op);
+  }
+  return {};
+}
+
+std::vector<Evidence> punt_evidence(uint64_t punted, uint64_t submitted,
+                                    const PuntReasons& reasons) {
+  const std::optional<PuntReason> dominant = dominant_reason(reasons);
+  std::vector<Evidence> evidence = {
+      real_evidence("punt_pct", pct_of(punted, submitted)), count_evidence("punted", punted),
+      count_evidence("submitted", submitted),
+      text_evidence("reason", dominant ? std::string(reason_key(*dominant)) : "unknown")};
+  for (const ReasonCount& rc : reason_counts(reasons))
+    evidence.push_back(count_evidence(std::string(reason_key(rc.reason)), rc.count));
+  return evidence;
+}
+
+struct PuntRow {
+  const Ring* ring;
+  const OpStats* op;
+};
+
+Finding punt_detail(const PuntRow& row) {
+  const OpStats& op = *row.op;
+  const std::string name = opcode_name(op.opcode);
+  const uint64_t p99 = op.latency.quantile_ns(0.99);
+  const std::optional<PuntReason> dominant = dominant_reason(op.punt_reasons);
+  std::string message = fmt::format(
+      "{}: {} of {} {} requests were punted to io-wq worker threads ({}) instead of "
+      "completing inline",
+      ring_label(*row.ring), format_count(op.punted), format_count(op.submitted), name,
+      format_percent(op.punt_pct()));
+  if (dominant) message += fmt::format(" (by reason: {})", reason_breakdown(op.punt_reasons));
+  message += "; io-wq is where the tail latency comes from";
+  // No latency sample (all completions untracked) must not print as "p99 0ns".
+  message += op.latency.count() ? fmt::format(" ({} p99 {}).", name, format_duration(p99)) : ".";
+
+  std::vector<Evidence> evidence = punt_evidence(op.punted, op.submitted, op.punt_reasons);
+  evidence.insert(evidence.begin() + 3, count_evidence("p99_ns", p99));
+  return Finding{
+      .tag = "PUNT",
+      .severity = Severity::Warn,
+      .ring = row.ring->id,
+      .opcode = op.opcode,
+      .message = std::move(message),
+      .suggestion =
+          dominant ? punt_suggestion(*dominant, op.opcode) : punt_suggestion_by_kind(op.opcode),
+      .evidence = std::move(evidence),
+  };
+}
+
+}  // namespace
+
+void rule_punt(const Snapshot& snapshot, std::vector<Finding>& out) {
+  std::vector<PuntRow> rows;
+  uint64_t punted = 0;
+  uint64_t submitted = 0;
+  PuntReasons reasons;
+  for (const Ring& ring : snapshot.rings) {
+    for (const OpStats& op : ring.ops) {
+      if (always_punted(op.opcode)) continue;
+      punted += op.punted;
+      submitted += op.submitted;
+      reasons += op.punt_reasons;
+      if (punt_share_crosses(op.punted, op.submitted)) rows.push_back({&ring, &op});
+    }
+  }
+
+  // The all-rings parent comes first. It is dropped when it would only repeat its one
+  // detail row (one ring, one op): the same numbers twice are noise, not detail.
+  const bool repeats_only_row =
+      rows.size() == 1 && rows[0].op->punted == punted && rows[0].op->submitted == submitted;
+  if (punt_share_crosses(punted, submitted) && !repeats_only_row) {
+    const double pct = pct_of(punted, submitted);
+    const std::optional<PuntReason> dominant = dominant_reason(reasons);
+    std::string message = fmt::format(
+        "{} of {} requests over all rings (ops that can complete inline) were punted to "
+        "io-wq worker threads ({}) instead",
+        format_count(punted), format_count(submitted), format_percent(pct));
+    if (dominant) message += fmt::format(" (by reason: {})", reason_breakdown(reasons));
+    message += "; io-wq is where the tail latency comes from.";
+    std::string suggestion;
+    if (!rows.empty()) {
+      suggestion = dominant ? "The per-op PUNT findings that follow name the cause and its fix "
+                              "for each op."
+                            : "The per-op PUNT findings that follow name the likely cause for "
+                              "each op.";
+    } else {
+      suggestion = fmt::format(
+          "No single op on a ring reaches {}% of at least {} requests on its own; the punted "
+          "column of the per-op table shows which ops feed io-wq.",
+          thr(ThresholdId::PuntMinPct), thr(ThresholdId::PuntMinSubmitted));
+      if (dominant) suggestion += " " + punt_suggestion(*dominant, std::nullopt);
+    }
+    out.push_back(Finding{
+        .tag = "PUNT",
+        .severity = Severity::Warn,
+        .ring = std::nullopt,
+        .opcode = std::nullopt,
+        .message = std::move(message),
+        .suggestion = std::move(suggestion),
+        .evidence = punt_evidence(punted, submitted, reasons),
+    });
+  }
+  for (const PuntRow& row : rows) out.push_back(punt_detail(row));
+}
+
+}  // namespace uringscope::rules

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: MIT
+// The rules engine's internals. Each rule is a pure function of the Snapshot that appends
+// its findings; kRules (evaluate.cpp) lists them, so a new rule is one file, one
+// declaration here and one line there. Rules read the rings (and the snapshot's own
+// workers and leak records), never Snapshot::totals or Snapshot::ops, so they work on
+// snapshots that were not run through aggregate() (hand-built tests, partial baselines).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "uringscope/findings.h"
+#include "uringscope/thresholds.h"
+
+namespace uringscope::rules {
+
+// --- constants ----------------------------------------------------------------------
+
+// IORING_OP_* values the rules single out (UAPI: they never change).
+inline constexpr uint32_t kOpPollRemove = 7;
+inline constexpr uint32_t kOpSendmsg = 9;
+inline constexpr uint32_t kOpTimeout = 11;
+inline constexpr uint32_t kOpTimeoutRemove = 12;
+inline constexpr uint32_t kOpAccept = 13;
+inline constexpr uint32_t kOpAsyncCancel = 14;
+inline constexpr uint32_t kOpLinkTimeout = 15;
+inline constexpr uint32_t kOpSend = 26;
+inline constexpr uint32_t kOpSendZc = 47;
+inline constexpr uint32_t kOpSendmsgZc = 48;
+
+inline constexpr double kNsPerMs = 1e6;
+inline constexpr double kNsPerS = 1e9;
+
+// --- helpers more than one rule uses (rule_kit.cpp) ---------------------------------
+
+std::string ring_label(const Ring& ring);
+
+double pct_of(uint64_t part, uint64_t whole);
+
+Evidence count_evidence(std::string key, uint64_t value);
+
+Evidence real_evidence(std::string key, double value);
+
+Evidence text_evidence(std::string key, std::string value);
+
+double thr(ThresholdId id);
+
+bool at_least(uint64_t value, ThresholdId id);
+
+// "READ 1,200, FSYNC 30": (opcode, count) pairs, largest first, at most `limit` of them.
+std::string op_count_list(std::vector<std::pair<uint32_t, uint64_t>> counts, std::size_t limit);
+
+// --- the rules, one file each -------------------------------------------------------
+
+void rule_nodata(const Snapshot& snapshot, std::vector<Finding>& out);
+void rule_overflow(const Snapshot& snapshot, std::vector<Finding>& out);
+void rule_punt(const Snapshot& snapshot, std::vector<Finding>& out);
+void rule_workers(const Snapshot& snapshot, std::vector<Finding>& out);
+void rule_batch(const Snapshot& snapshot, std::vector<Finding>& out);
+void rule_sqpoll(const Snapshot& snapshot, std::vector<Finding>& out);
+void rule_defer_tw(const Snapshot& snapshot, std::vector<Finding>& out);
+void rule_short_write(const Snapshot& snapshot, std::vector<Finding>& out);
+void rule_poll_retry(const Snapshot& snapshot, std::vector<Finding>& out);
+void rule_errors(const Snapshot& snapshot, std::vector<Finding>& out);
+void rule_leak(const Snapshot& snapshot, std::vector<Finding>& out);
+void rule_tool(const Snapshot& snapshot, std::vector<Finding>& out);
+
+}  // namespace uringscope::rules

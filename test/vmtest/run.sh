@@ -1,0 +1,396 @@
+#!/usr/bin/env bash
+# Boots one kernel of the test matrix (test/kernels.txt) under qemu and runs the
+# kernel-dependent tests inside it: the `uringscope --version` variants against the
+# matrix, the kernel tier of the test suite, and the fault scenarios. As root.
+#
+#   test/vmtest/run.sh [OPTIONS] KERNEL [-- COMMAND [ARGS]]
+#
+#   KERNEL                6.1 or 6.12 (a [section] of test/kernels.txt with `boot vmtest`)
+#   --build DIR           build tree to test (default: build/ of this checkout); it must
+#                         have uringscope, test/kernel_tests and test/faults/inject
+#   --results DIR         where logs and reports go (default: a new /tmp/uringscope-vmtest-*)
+#   --steps LIST          version,kernel,faults or a subset (default: all three)
+#   --timeout SECONDS     kill the guest after this long (default 2400)
+#   --accel auto|tcg|kvm  default auto: KVM only if cpuinfo has vmx/svm and a trial boot
+#                         under KVM works, else TCG (multi-threaded, -cpu max)
+#   --prepare             only install and cache what a run needs (downloads), then exit
+#   -- COMMAND            run COMMAND in the guest instead of the tests (bash, as root, in
+#                         the host root; the results dir is $VMTEST_RESULTS there)
+#
+# In the guest, test/vmtest/guest.sh runs as root in a chroot of this machine's root
+# (shared read-only over 9p), with an ext4 /tmp on a fresh virtual disk; tests and
+# scenarios whose kernel needs (test/vmtest/requirements.txt) are not met are skipped and
+# listed. Its output comes back live over virtio serial ports.
+#
+# Environment: URINGSCOPE_VMTEST_CACHE (default /var/cache/uringscope-vmtest) holds the
+# unpacked kernel packages, the extracted vmlinux and the initramfs, so that only the
+# first run downloads anything. VMTEST_MEM (MiB, default 2048), VMTEST_SMP (default: all
+# host CPUs), VMTEST_TMP_MB (size of the guest's /tmp, default 1024), VMTEST_APPEND
+# (extra kernel parameters, e.g. loglevel=7 to see the boot on the console log).
+#
+# Exit status: 0 when everything in the guest passed, 1 when something failed (the
+# summary says what), 2 for a usage or setup error, 3 when the guest did not finish
+# (timeout, kernel panic): the tail of its console is shown.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+matrix=$root/test/kernels.txt
+cache=${URINGSCOPE_VMTEST_CACHE:-/var/cache/uringscope-vmtest}
+build=$root/build
+results=
+steps=version,kernel,faults
+timeout_s=2400
+accel=auto
+prepare_only=0
+kernel=
+command=()
+mem=${VMTEST_MEM:-2048}
+smp=${VMTEST_SMP:-$(nproc)}
+
+usage() { sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$0" >&2; exit 2; }
+die() { echo "vmtest: $*" >&2; exit 2; }
+log() { printf 'vmtest: %s\n' "$*"; }
+
+while (($#)); do
+  case $1 in
+    --build) build=$(cd "$2" && pwd) || die "no build dir $2"; shift 2 ;;
+    --results) results=$2; shift 2 ;;
+    --steps) steps=$2; shift 2 ;;
+    --timeout) timeout_s=$2; shift 2 ;;
+    --accel) accel=$2; shift 2 ;;
+    --prepare) prepare_only=1; shift ;;
+    -h|--help) usage ;;
+    --) shift; command=("$@"); break ;;
+    -*) die "unknown option $1" ;;
+    *) [[ -z $kernel ]] || die "one KERNEL at a time"; kernel=$1; shift ;;
+  esac
+done
+[[ -n $kernel ]] || usage
+[[ $accel == auto || $accel == tcg || $accel == kvm ]] || die "--accel auto, tcg or kvm"
+[[ $(id -u) -eq 0 ]] || die "needs root (apt-get, and the guest loads BPF as root)"
+
+t_start=$(date +%s.%N)
+phase_start=$t_start
+phases=()
+phase() {  # name: close the current phase
+  local now
+  now=$(date +%s.%N)
+  phases+=("$(printf '%-22s %6.1f s' "$1" "$(awk -v a="$phase_start" -v b="$now" 'BEGIN { print b - a }')")")
+  phase_start=$now
+}
+
+# --- the matrix row ---------------------------------------------------------------------
+
+field() {  # key -> value(s) of the [kernel] section's first such line
+  awk -v want="[$kernel]" -v key="$1" '
+    /^[[:space:]]*#/ || /^[[:space:]]*$/ { next }
+    /^\[/ { on = ($1 == want); next }
+    on && $1 == key { $1 = ""; sub(/^[[:space:]]+/, ""); print; exit }' "$matrix"
+}
+boot=$(field boot)
+[[ -n $boot ]] || die "no [$kernel] section in test/kernels.txt (known: $(grep -o '^\[[^]]*\]' "$matrix" | tr -d '[]' | tr '\n' ' '))"
+[[ $boot == vmtest ]] || die "[$kernel] is '$boot' in test/kernels.txt, not a kernel this script boots"
+read -r pkg pkg_version _ <<<"$(field package)"
+[[ -n $pkg && -n $pkg_version ]] || die "[$kernel] in test/kernels.txt has no 'package NAME VERSION'"
+release=$(field release)
+
+# --- host packages ----------------------------------------------------------------------
+
+mkdir -p "$cache"
+exec 9>"$cache/.lock"
+flock 9   # one setup at a time: apt and the cache are shared between runs
+
+apt_updated=0
+apt_install() {  # packages missing from the host
+  local missing=() p
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  ((${#missing[@]})) || return 0
+  log "apt-get install ${missing[*]}"
+  if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      "${missing[@]}" >"$cache/apt.log" 2>&1; then
+    DEBIAN_FRONTEND=noninteractive apt-get update -qq >>"$cache/apt.log" 2>&1 || true
+    apt_updated=1
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      "${missing[@]}" >>"$cache/apt.log" 2>&1 || { tail -20 "$cache/apt.log" >&2; die "apt-get install failed"; }
+  fi
+}
+# qemu, a static busybox for the initramfs, the decompressors for the kernel image and
+# its modules, cpio to pack the initramfs; jq is what test/faults/run.sh needs in the guest
+# (the guest runs the host's own userland).
+apt_install qemu-system-x86 busybox-static xz-utils zstd cpio jq binutils e2fsprogs
+phase "host packages"
+
+# --- the kernel ---------------------------------------------------------------------------
+
+kdir=$cache/$pkg\_$pkg_version
+kroot=$kdir/root
+if [[ ! -e $kdir/unpacked ]]; then
+  rm -rf "$kdir"
+  mkdir -p "$kdir/dl"
+  log "downloading $pkg=$pkg_version"
+  fetch() { (cd "$kdir/dl" && apt-get download -q "$pkg=$pkg_version") >"$kdir/download.log" 2>&1; }
+  if ! fetch; then
+    if ((!apt_updated)); then apt-get update -qq >>"$kdir/download.log" 2>&1 || true; apt_updated=1; fi
+    fetch || {
+      cat "$kdir/download.log" >&2
+      echo "vmtest: candidates apt offers now:" >&2
+      apt-cache search "^${pkg%%[0-9]*}" 2>/dev/null | grep -E "^linux-image-${kernel//./\\.}[.-][^ ]*amd64 " | sort -V | tail -5 >&2
+      die "cannot download $pkg=$pkg_version: update [$kernel] in test/kernels.txt"
+    }
+  fi
+  dpkg-deb -x "$kdir"/dl/*.deb "$kroot"
+  rm -rf "$kdir/dl"
+  touch "$kdir/unpacked"
+fi
+vmlinuz=$(ls "$kroot"/boot/vmlinuz-* 2>/dev/null | head -1)
+[[ -f $vmlinuz ]] || die "no /boot/vmlinuz-* in $pkg"
+kver=${vmlinuz##*/vmlinuz-}
+moddir=$kroot/lib/modules/$kver
+[[ -d $moddir ]] || moddir=$kroot/usr/lib/modules/$kver
+[[ -d $moddir ]] || die "no modules dir for $kver in $pkg"
+[[ -z $release || $release == "$kver" ]] ||
+  die "$pkg holds kernel $kver but test/kernels.txt [$kernel] says release $release"
+
+# PVH boot: qemu starts an ELF vmlinux that carries a XEN_ELFNOTE_PHYS32_ENTRY note
+# directly, skipping the bzImage's own decompression (~3.5 s under TCG).
+has_pvh_note() { readelf -n "$1" 2>/dev/null | grep -qE 'Xen.*(0x00000012|PHYS32_ENTRY)'; }
+if [[ ! -e $kdir/vmlinux.done ]]; then
+  rm -f "$kdir/vmlinux"
+  for fmt in 'xz:\xfd7zXZ\x00' 'zstd:\x28\xb5\x2f\xfd'; do
+    tool=${fmt%%:*}
+    for off in $(LC_ALL=C grep -obUaP "${fmt#*:}" "$vmlinuz" | cut -d: -f1); do
+      tail -c +$((off + 1)) "$vmlinuz" | "$tool" -dc >"$kdir/vmlinux.tmp" 2>/dev/null || true
+      if [[ $(head -c 4 "$kdir/vmlinux.tmp" | od -An -tx1 | tr -d ' \n') == 7f454c46 ]]; then
+        mv "$kdir/vmlinux.tmp" "$kdir/vmlinux"
+        break 2
+      fi
+    done
+  done
+  rm -f "$kdir/vmlinux.tmp"
+  if [[ -e $kdir/vmlinux ]] && ! has_pvh_note "$kdir/vmlinux"; then
+    log "the extracted vmlinux has no PVH entry note: booting the bzImage"
+    rm -f "$kdir/vmlinux"
+  fi
+  touch "$kdir/vmlinux.done"
+fi
+if [[ -e $kdir/vmlinux ]]; then boot_image=$kdir/vmlinux boot_kind="vmlinux (PVH)"
+else boot_image=$vmlinuz boot_kind="bzImage"; fi
+phase "kernel package"
+
+# --- the initramfs ------------------------------------------------------------------------
+
+# The modules for 9p over virtio, the virtio serial ports and the ext4 /tmp disk, with
+# their dependencies
+# (the package ships no modules.dep: each module's .modinfo says depends=), minus what is
+# built in (modules.builtin), in load order, decompressed for busybox insmod.
+# crc32c_generic: ext4 on 6.12 loads the crc32c hash at mount even without metadata_csum,
+# by name, which no depends= line shows.
+wanted_modules=(virtio_pci virtio_console 9pnet_virtio 9p virtio_blk crc32c_generic ext4)
+decompress_module() {
+  case $1 in
+    *.ko.xz) xz -dc "$1" ;;
+    *.ko.zst) zstd -dc "$1" ;;
+    *.ko.gz) gzip -dc "$1" ;;
+    *) cat "$1" ;;
+  esac
+}
+declare -A modfile visited
+order=()
+resolve_modules() {
+  builtin=$(sed 's|.*/||; s|\.ko$||; s|-|_|g' "$moddir/modules.builtin" 2>/dev/null || true)
+  local f n m
+  while IFS= read -r f; do
+    n=${f##*/}; n=${n%%.ko*}; modfile[${n//-/_}]=$f
+  done < <(find "$moddir/kernel" -name '*.ko*')
+  for m in "${wanted_modules[@]}"; do add_module "$m"; done
+}
+add_module() {  # name: dependencies first
+  local name=${1//-/_} dep deps f
+  [[ -n ${visited[$name]:-} ]] && return
+  visited[$name]=1
+  if grep -qx "$name" <<<"$builtin"; then return; fi
+  f=${modfile[$name]:-}
+  [[ -n $f ]] || die "module $name is neither in $pkg nor built in"
+  deps=$(decompress_module "$f" | tr '\0' '\n' | sed -n 's/^depends=//p' | head -1)
+  for dep in ${deps//,/ }; do add_module "$dep"; done
+  order+=("$name")
+}
+
+busybox=/bin/busybox
+[[ $(readelf -l "$busybox" 2>/dev/null) == *INTERP* ]] && die "$busybox is not static (busybox-static)"
+key=$( {
+  cat "$here/init" "$busybox"
+  echo "${wanted_modules[*]} $kver"
+} | sha256sum | cut -c1-16)
+initramfs=$kdir/initramfs-$key.cpio
+if [[ ! -e $initramfs ]]; then
+  resolve_modules
+  staging=$(mktemp -d)
+  mkdir -p "$staging"/{bin,modules,proc,sys,dev,host,scratch,keep}
+  cp "$busybox" "$staging/bin/busybox"
+  install -m 755 "$here/init" "$staging/init"
+  for m in "${order[@]}"; do
+    decompress_module "${modfile[$m]}" >"$staging/modules/$m.ko"
+    echo "$m.ko" >>"$staging/modules/order"
+  done
+  (cd "$staging" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) >"$initramfs.tmp"
+  mv "$initramfs.tmp" "$initramfs"
+  rm -rf "$staging"
+  find "$kdir" -maxdepth 1 -name 'initramfs-*.cpio' ! -name "${initramfs##*/}" -delete
+  log "initramfs: busybox, /init and ${order[*]}"
+fi
+phase "initramfs"
+
+if ((prepare_only)); then
+  log "cached under $kdir: $boot_kind and ${initramfs##*/}"
+  printf '  %s\n' "${phases[@]}"
+  exit 0
+fi
+
+# --- the guest ----------------------------------------------------------------------------
+
+for tool in uringscope test/kernel_tests test/faults/inject; do
+  [[ -x $build/$tool || ${#command[@]} -gt 0 ]] || die "$build/$tool is not built (scripts/build.sh, or --build DIR)"
+done
+if [[ -n $results && $(realpath -m "$results")/ == "$root"/* ]]; then
+  die "--results must be outside the checkout (the guest sees the checkout read-only)"
+fi
+if [[ -z $results ]]; then
+  results=$(mktemp -d "/tmp/uringscope-vmtest-$kernel.XXXXXX")
+else
+  mkdir -p "$results"
+  results=$(cd "$results" && pwd)
+  rm -f "$results"/{status,guest.out,guest.err,console.log,summary.txt}
+fi
+chmod 755 "$results"
+guest_scratch=/tmp/vmtest-results
+keep=()
+for path in "$build"; do
+  case $path/ in /tmp/*|/run/*) keep+=("$path") ;; esac
+done
+{
+  echo "GUEST_SCRATCH=$guest_scratch"
+  echo "KEEP_PATHS='${keep[*]}'"
+} >"$results/guest.env"
+{
+  echo "export VMTEST_RESULTS=$guest_scratch"
+  echo "cd $(printf '%q' "$root")"
+  if ((${#command[@]})); then
+    printf 'exec'; printf ' %q' "${command[@]}"; echo
+  else
+    printf 'exec %q --kernel %q --build %q --results %q --steps %q --no-summary\n' \
+      "$here/guest.sh" "$kernel" "$build" "$guest_scratch" "$steps"
+  fi
+} >"$results/cmd.sh"
+
+# The guest's /tmp: a fresh ext4 disk, not tmpfs, because the tests run on a /tmp like
+# the host's. tmpfs has no nonblocking buffered reads, so every io_uring read of a
+# cached file there is punted to io-wq, and the clean-read scenarios would rightly warn.
+make_tmp_disk() {  # dir
+  rm -f "$1/tmp.img"
+  truncate -s "${VMTEST_TMP_MB:-1024}M" "$1/tmp.img"
+  mkfs.ext4 -q -F -m 0 -O ^metadata_csum -E lazy_itable_init=0,lazy_journal_init=0 \
+    "$1/tmp.img" || die "mkfs.ext4 failed"
+}
+
+qemu=()
+qemu_args() {  # accel (kvm|tcg), results dir -> the qemu command line in ${qemu[@]}
+  local a=$1 dir=$2
+  qemu=(qemu-system-x86_64 -nodefaults -no-user-config -nographic -no-reboot -machine pc)
+  if [[ $a == kvm ]]; then qemu+=(-accel kvm -cpu host)
+  else qemu+=(-accel tcg,thread=multi -cpu max); fi
+  qemu+=(-smp "$smp" -m "$mem" -kernel "$boot_image" -initrd "$initramfs"
+    -append "console=ttyS0 quiet loglevel=4 panic=-1 oops=panic no_timer_check rdinit=/init${VMTEST_APPEND:+ $VMTEST_APPEND}"
+    -serial "file:$dir/console.log" -monitor none
+    -fsdev "local,id=hostroot,path=/,readonly=on,security_model=none,multidevs=remap"
+    -device "virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot"
+    -fsdev "local,id=scratch,path=$dir,security_model=none,multidevs=remap"
+    -device "virtio-9p-pci,fsdev=scratch,mount_tag=scratch"
+    -drive "file=$dir/tmp.img,if=virtio,format=raw,cache=unsafe,discard=unmap"
+    -device virtio-serial-pci,id=vs
+    -chardev "file,id=gout,path=$dir/guest.out,append=on"
+    -device virtserialport,bus=vs.0,chardev=gout,name=out
+    -chardev "file,id=gerr,path=$dir/guest.err,append=on"
+    -device virtserialport,bus=vs.0,chardev=gerr,name=err)
+}
+
+# KVM only where the CPU advertises it and a stock kernel really boots under it (some
+# /dev/kvm modules run only specially built guests and hang a stock one).
+pick_accel() {
+  if [[ $accel != auto ]]; then echo "$accel (forced with --accel)"; return; fi
+  if ! grep -qwE 'vmx|svm' /proc/cpuinfo; then echo "tcg (cpuinfo has no vmx/svm)"; return; fi
+  if [[ ! -w /dev/kvm ]]; then echo "tcg (no usable /dev/kvm)"; return; fi
+  local verdict=$cache/kvm-trial-$kver-$(uname -r)
+  if [[ ! -e $verdict ]]; then
+    local trial
+    trial=$(mktemp -d)
+    echo "GUEST_SCRATCH=/tmp/vmtest-results" >"$trial/guest.env"
+    echo "KEEP_PATHS=''" >>"$trial/guest.env"
+    echo "exit 0" >"$trial/cmd.sh"
+    make_tmp_disk "$trial"
+    qemu_args kvm "$trial"
+    timeout -k 5 60 "${qemu[@]}" >/dev/null 2>&1 || true
+    if [[ $(cat "$trial/status" 2>/dev/null) == 0 ]]; then echo ok >"$verdict"; else echo hang >"$verdict"; fi
+    rm -rf "$trial"
+  fi
+  if [[ $(cat "$verdict") == ok ]]; then echo "kvm (trial boot under KVM worked)"
+  else echo "tcg (/dev/kvm is there but a trial boot under KVM did not finish in 60 s)"; fi
+}
+accel_line=$(pick_accel)
+phase "accelerator"
+flock -u 9
+
+log "kernel $kver ($pkg $pkg_version), boot $boot_kind, accel ${accel_line}, ${smp} CPUs, ${mem} MiB"
+log "build $build, results $results"
+: >"$results/guest.out"
+: >"$results/guest.err"
+tail -n +1 -f "$results/guest.out" &
+tail_out=$!
+tail -n +1 -f "$results/guest.err" >&2 &
+tail_err=$!
+guest_status=0
+make_tmp_disk "$results"
+qemu_args "${accel_line%% *}" "$results"
+timeout -k 10 "$timeout_s" "${qemu[@]}" >"$results/qemu.log" 2>&1 || guest_status=$?
+sleep 0.3
+rm -f "$results/tmp.img"
+kill "$tail_out" "$tail_err" 2>/dev/null || true
+wait "$tail_out" "$tail_err" 2>/dev/null || true
+phase "guest (boot + tests)"
+
+# --- the verdict ----------------------------------------------------------------------------
+
+status=$(cat "$results/status" 2>/dev/null || true)
+t_end=$(date +%s.%N)
+echo
+echo "vmtest summary: kernel $kernel ($kver), accel ${accel_line%% *}, results in $results"
+if [[ -f $results/summary.txt && ${#command[@]} -eq 0 ]]; then
+  sed 's/^/  /' "$results/summary.txt"
+fi
+printf '  timings:\n'
+printf '    %s\n' "${phases[@]}"
+printf '    %-22s %6.1f s\n' "total" "$(awk -v a="$t_start" -v b="$t_end" 'BEGIN { print b - a }')"
+if [[ -z $status ]]; then
+  if ((guest_status == 124 || guest_status == 137)); then
+    echo "  FAIL the guest did not finish within ${timeout_s}s and was killed"
+  else
+    echo "  FAIL the guest ended without an exit status (qemu exit $guest_status: a kernel panic or a crash in init)"
+  fi
+  echo "  --- last lines of the guest console ($results/console.log) ---"
+  tail -n 40 "$results/console.log" 2>/dev/null | sed 's/^/  | /'
+  [[ -s $results/qemu.log ]] && { echo "  --- qemu ---"; sed 's/^/  | /' "$results/qemu.log"; }
+  exit 3
+fi
+if [[ $status == 125 ]]; then
+  echo "  FAIL the guest's init failed (see the console below)"
+  tail -n 20 "$results/console.log" | sed 's/^/  | /'
+  exit 3
+fi
+if [[ $status != 0 ]]; then
+  echo "  => FAILED (guest exit status $status)"
+  exit 1
+fi
+echo "  => PASSED"
