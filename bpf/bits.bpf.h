@@ -19,11 +19,20 @@ static __always_inline __u32 log2_u64(__u64 v)
 	return r;
 }
 
-static __always_inline __u32 hist_slot(__u64 ns)
+/*
+ * The slot as a bounded 64-bit value. Clang would clamp a __u32 with a 32-bit compare;
+ * the 6.1 verifier then keeps the 64-bit register unbounded and rejects the later
+ * hist[slot] access ("math between map_value pointer and register with unbounded min
+ * value"), while 6.12+ accept it. The empty asm makes clang compare the full register.
+ */
+static __always_inline __u64 hist_slot(__u64 ns)
 {
-	__u32 slot = log2_u64(ns);
+	__u64 slot = log2_u64(ns);
 
-	return slot < US_HIST_SLOTS ? slot : US_HIST_SLOTS - 1;
+	asm volatile("" : "+r"(slot));
+	if (slot > US_HIST_SLOTS - 1)
+		slot = US_HIST_SLOTS - 1;
+	return slot;
 }
 
 #endif /* URINGSCOPE_BITS_BPF_H */

@@ -10,6 +10,7 @@
  *                                                                            5.15-5.19
  */
 #include "state.bpf.h"
+#include "trace.bpf.h"
 #include <bpf/bpf_tracing.h>
 
 static __always_inline void on_poll_arm(struct io_kiocb *req, __u64 req_addr, bool direct)
@@ -32,6 +33,13 @@ static __always_inline void on_poll_arm(struct io_kiocb *req, __u64 req_addr, bo
 	opstat_count(os, US_OC_POLL_ARMED);
 	if (req_has_flag(req_flags(req, direct), US_RF_ISREG))
 		opstat_count(os, US_OC_POLL_ARMED_REG);
+	if (trace_on) {
+		struct us_trace_args t = { .req = req_addr, .ring = os->ring, .kind = US_TR_POLL_ARM,
+					   .opcode = (__u8)os->opcode };
+
+		t.user_data = w ? w->user_data : 0;
+		trace_emit(&t);
+	}
 }
 
 SEC("tp_btf/io_uring_poll_arm")

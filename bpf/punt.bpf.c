@@ -16,6 +16,7 @@
  * nonblocking attempt returned -EAGAIN and no poll could be armed).
  */
 #include "state.bpf.h"
+#include "trace.bpf.h"
 #include <bpf/bpf_tracing.h>
 
 static __always_inline enum us_op_counter punt_reason(__u64 flags, int hashed)
@@ -32,6 +33,7 @@ static __always_inline enum us_op_counter punt_reason(__u64 flags, int hashed)
 static __always_inline void on_punt(struct io_kiocb *req, __u64 req_addr, int hashed, bool direct)
 {
 	struct us_inflight *w = inflight_find(req_addr);
+	enum us_op_counter reason;
 	struct us_opstat *os;
 	__u32 ring;
 
@@ -47,8 +49,16 @@ static __always_inline void on_punt(struct io_kiocb *req, __u64 req_addr, int ha
 	}
 	if (!os)
 		return;
+	reason = punt_reason(req_flags(req, direct), hashed);
 	opstat_count(os, US_OC_PUNTED);
-	opstat_count(os, punt_reason(req_flags(req, direct), hashed));
+	opstat_count(os, reason);
+	if (trace_on) {
+		struct us_trace_args t = { .req = req_addr, .ring = os->ring, .aux = reason,
+					   .kind = US_TR_PUNT, .opcode = (__u8)os->opcode };
+
+		t.user_data = w ? w->user_data : 0;
+		trace_emit(&t);
+	}
 }
 
 SEC("tp_btf/io_uring_queue_async_work")

@@ -20,6 +20,7 @@
  */
 #include "state.bpf.h"
 #include "bits.bpf.h"
+#include "trace.bpf.h"
 #include <bpf/bpf_tracing.h>
 
 #define US_EINTR 4
@@ -141,6 +142,22 @@ static __always_inline void on_submit(struct io_kiocb *req, __u64 req_addr, bool
 	track(w, req_addr, user_data, ring, row, opcode,
 	      req_has_flag(flags, US_RF_CQE_SKIP) ? US_IF_CQE_SKIP : 0);
 	index_by_udata(ring, user_data, req_addr);
+	if (trace_on) {
+		struct us_trace_args t = { .req = req_addr, .user_data = user_data, .ring = ring,
+					   .kind = US_TR_SUBMIT, .opcode = opcode };
+
+		trace_emit(&t);
+	}
+}
+
+static __always_inline void trace_cqe(void *ring_ctx, __u64 req, __u64 user_data, __u32 ring,
+				      __u8 opcode, __s32 res, __u32 cflags)
+{
+	struct us_trace_args t = { .req = req, .user_data = user_data, .ring = ring, .res = res,
+				   .cflags = cflags, .kind = US_TR_COMPLETE, .opcode = opcode };
+
+	t.aux = cq_depth(ring_ctx);
+	trace_emit(&t);
 }
 
 static __always_inline void record_latency(struct us_opstat *os, __u64 lat)
@@ -210,6 +227,8 @@ static __always_inline void complete_tracked(void *ring_ctx, struct us_inflight 
 	if (!os)
 		return;
 	count_cqe(os, res, cflags);
+	if (trace_on)
+		trace_cqe(ring_ctx, w->req, w->user_data, w->ring, w->opcode, res, cflags);
 	if (cflags & US_CQE_F_MORE)
 		return;
 	if (abandoned_cqe(ring_ctx, res)) {
@@ -243,15 +262,21 @@ static __always_inline void complete_untracked(void *ring_ctx, __u32 ring, __u64
 					       __s32 res, __u32 cflags)
 {
 	struct us_opstat *os;
+	__u8 opcode;
 
 	if (!req_addr) {
 		ring_count(ring, US_RC_UNTRACKED_CQES, 1);
+		if (trace_on)
+			trace_cqe(ring_ctx, 0, 0, ring, US_OP_OTHER, res, cflags);
 		return;
 	}
-	os = opstat_row(opstat_for(ring, req_opcode((struct io_kiocb *)req_addr, false)));
+	opcode = req_opcode((struct io_kiocb *)req_addr, false);
+	os = opstat_row(opstat_for(ring, opcode));
 	if (!os)
 		return;
 	count_cqe(os, res, cflags);
+	if (trace_on)
+		trace_cqe(ring_ctx, req_addr, 0, ring, (__u8)op_slot(opcode), res, cflags);
 	opstat_count(os, US_OC_UNTRACKED);
 	if (abandoned_cqe(ring_ctx, res))
 		opstat_count(os, US_OC_CANCELLED_AT_EXIT);
@@ -379,5 +404,11 @@ int BPF_PROG(usc_req_failed, const struct io_uring_sqe *sqe, struct io_kiocb *re
 	user_data = sqe->user_data;
 	track(inflight_claim(b, req_addr), req_addr, user_data, ring, row, opcode, US_IF_FAILED);
 	index_by_udata(ring, user_data, req_addr);
+	if (trace_on) {
+		struct us_trace_args t = { .req = req_addr, .user_data = user_data, .ring = ring,
+					   .res = error, .kind = US_TR_FAILED, .opcode = opcode };
+
+		trace_emit(&t);
+	}
 	return 0;
 }

@@ -13,6 +13,7 @@ struct us_targets_map targets SEC(".maps");
 struct us_ring_cache_map ring_cache SEC(".maps");
 struct us_errnos_map errnos SEC(".maps");
 struct us_threads_map threads SEC(".maps");
+struct us_trace_rb_map trace_rb SEC(".maps");
 
 const volatile bool filter_tgids = false;
 const volatile __u32 max_rings = US_DEFAULT_MAX_RINGS;
@@ -26,6 +27,8 @@ const volatile __s32 req_bit[US_RF__COUNT] = {
 };
 
 const volatile __u64 pidns_ino = 0;
+const volatile bool trace_on = false;
+const volatile bool follow_forks = false;
 
 __u32 ring_rows = 0;
 __u32 opstat_rows = 0;

@@ -72,6 +72,7 @@ struct us_udata_map {
 /* One word per 64 pids; sized from kernel.pid_max by userspace. */
 struct us_targets_map {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 65536);
 	__type(key, __u32);
 	__type(value, __u64);
@@ -90,6 +91,12 @@ struct us_threads_map {
 	__uint(max_entries, US_DEFAULT_THREAD_ENTRIES);
 	__type(key, __u32);
 	__type(value, struct us_thread);
+};
+
+/* --trace records; a page when tracing is off (programs reference it either way). */
+struct us_trace_rb_map {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
 };
 
 struct us_ring_cache {
@@ -116,6 +123,7 @@ extern struct us_targets_map targets SEC(".maps");
 extern struct us_ring_cache_map ring_cache SEC(".maps");
 extern struct us_errnos_map errnos SEC(".maps");
 extern struct us_threads_map threads SEC(".maps");
+extern struct us_trace_rb_map trace_rb SEC(".maps");
 
 /* Set by userspace before load. */
 extern const volatile bool filter_tgids;
@@ -127,6 +135,11 @@ extern const volatile __s32 req_bit[US_RF__COUNT];
 /* uringscope's own pid namespace when it is not the initial one (0 otherwise): pids the
  * user gives and the report shows are in that namespace, the kernel's are not. */
 extern const volatile __u64 pidns_ino;
+/* --trace: stream per-request records. Off, every emit below is dead code the verifier
+ * drops, so the default mode pays nothing for it. */
+extern const volatile bool trace_on;
+/* -f: processes forked by a target become targets. */
+extern const volatile bool follow_forks;
 
 /* Allocation cursors (rows handed out after the catch-all row 0) and tool counters. */
 extern __u32 ring_rows;

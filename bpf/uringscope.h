@@ -182,6 +182,7 @@ enum us_tool_counter {
 	US_TOOL_OVERFLOW_NO_REQ, /* overflowed CQEs whose request was not tracked */
 	US_TOOL_ERRNO_FULL,      /* error CQEs whose errno found no room in the errno table */
 	US_TOOL_THREADS_FULL,    /* io threads not recorded: the thread table was full */
+	US_TOOL_TRACE_DROPS,     /* --trace records lost: the ring buffer was full */
 	US_TOOL__COUNT,
 };
 
@@ -196,6 +197,41 @@ enum us_req_flag {
 	US_RF_ISREG,       /* file is a regular file */
 	US_RF__COUNT,
 };
+
+/*
+ * --trace: one record per request event, streamed through a BPF ring buffer (the
+ * default mode sends nothing per event). Records are reserved with BPF_RB_NO_WAKEUP
+ * and drained on a timer; a full buffer drops the record and counts it in
+ * us_tool[US_TOOL_TRACE_DROPS].
+ */
+enum us_trace_kind {
+	US_TR_SUBMIT = 1,   /* request submitted (submitter or SQPOLL thread) */
+	US_TR_PUNT = 2,     /* handed to io-wq (aux = punt reason, US_OC_PUNT_*) */
+	US_TR_ISSUE = 3,    /* a thread picked up its file to issue it: the io-wq worker
+			     * for a punted request (io_uring_file_get; fixed files emit none) */
+	US_TR_POLL_ARM = 4, /* waits on poll for its file */
+	US_TR_COMPLETE = 5, /* a CQE was posted (res, cflags; aux = CQEs now waiting) */
+	US_TR_FAILED = 6,   /* rejected before issue (res = error) */
+};
+
+struct us_trace_event {
+	__u64 ts;        /* bpf_ktime_get_ns() */
+	__u64 req;       /* io_kiocb address; 0 for CQEs without a request pointer */
+	__u64 user_data;
+	__u32 ring;      /* ring row (US_RING_CATCHALL when unknown) */
+	__u32 tgid;      /* of the thread below, in uringscope's pid namespace */
+	__u32 tid;       /* the thread the event happened on (kernel tid) */
+	__s32 res;       /* COMPLETE and FAILED: the result */
+	__u32 cflags;    /* COMPLETE: CQE flags */
+	__u32 aux;       /* PUNT: reason; COMPLETE: CQ depth after this CQE */
+	__u16 kind;      /* enum us_trace_kind */
+	__u8 opcode;     /* US_OP_OTHER when unknown */
+	__u8 pad;
+	__u32 pad2;
+	char comm[16];   /* of the thread: names the worker and SQPOLL tracks */
+};
+
+#define US_DEFAULT_TRACE_BYTES (8u << 20) /* ring buffer size with --trace: power of two */
 
 /* io_uring UAPI constants the BPF side needs (stable ABI). */
 #define US_CQE_F_MORE (1u << 1)

@@ -8,6 +8,7 @@ packages=(
   libbpf-dev libelf-dev zlib1g-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev libgtest-dev
   liburing-dev util-linux jq python3 python3-jsonschema
+  prometheus
 )
 missing=()
 for p in "${packages[@]}"; do
@@ -18,4 +19,9 @@ if ((${#missing[@]})); then
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -qq
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+# The metrics test runs its own Prometheus on a loopback port; the packaged service is
+# not wanted (and may not be running where there is no systemd).
+if command -v systemctl >/dev/null 2>&1; then
+  systemctl disable --now prometheus >/dev/null 2>&1 || true
 fi

@@ -9,6 +9,7 @@
 
 #include "uringscope/error.h"
 #include "uringscope/exit_status.h"
+#include "uringscope/metrics.h"
 
 namespace uringscope {
 namespace {
@@ -55,7 +56,8 @@ std::vector<int> parse_pid_list(const std::string& text) {
 // that value for the start of the command.
 bool takes_separate_value(const std::string& arg) {
   for (const char* option : {"-p", "--pid", "-d", "--duration", "--leak-age", "--fail-on",
-                             "--baseline", "--diff", "-e"}) {
+                             "--baseline", "--diff", "-e", "-i", "--interval", "--metrics",
+                             "--trace"}) {
     if (arg == option) return true;
   }
   return false;
@@ -153,6 +155,23 @@ Options parse_options(int argc, const char* const* argv) {
                  "(repeatable; conditions combine)")
       ->type_name("EXPR");
   app.add_flag("--no-findings", opts.no_findings, "Numbers only: no findings are evaluated");
+  app.add_flag("-f,--follow", opts.follow,
+               "Follow children: processes the targets fork become targets too");
+  double interval = 0;
+  auto* interval_opt =
+      app.add_option("-i,--interval", interval,
+                     "Live mode: per-op deltas every SECONDS, then the full report")
+          ->type_name("SECONDS");
+  std::string metrics_spec, trace_path;
+  auto* metrics_opt =
+      app.add_option("--metrics", metrics_spec,
+                     "Serve OpenMetrics at http://[ADDR]:PORT/metrics while running "
+                     "(':PORT' listens on every interface, 'PORT' on loopback)")
+          ->type_name("[ADDR]:PORT");
+  auto* trace_opt =
+      app.add_option("--trace", trace_path,
+                     "Write a per-request timeline (Chrome trace JSON, opens in Perfetto)")
+          ->type_name("FILE");
   app.add_flag("--list-ops", opts.list_ops,
                "The io_uring opcode table, marking which ops this kernel has");
   app.add_flag("-v,--verbose", opts.verbose, "Show libbpf and BPF verifier messages");
@@ -201,6 +220,20 @@ Options parse_options(int argc, const char* const* argv) {
   if (baseline_opt->count()) opts.baseline_out = baseline_path;
   if (diff_opt->count()) opts.diff_against = diff_path;
   opts.display_filter = parse_display_filter(filters);
+  if (interval_opt->count()) {
+    if (!std::isfinite(interval) || interval < 0.05) {
+      throw UsageError("-i wants an interval of at least 0.05 seconds");
+    }
+    opts.interval_s = interval;
+  }
+  if (metrics_opt->count()) {
+    parse_listen_address(metrics_spec);  // a malformed address fails here, before attaching
+    opts.metrics = metrics_spec;
+  }
+  if (trace_opt->count()) {
+    if (trace_path.empty()) throw UsageError("--trace wants a file name");
+    opts.trace = trace_path;
+  }
 
   const int targets = !opts.command.empty() + !opts.pids.empty() + opts.all;
   if (targets == 0) throw UsageError("nothing to trace: give a command, -p PID or -a");

@@ -38,6 +38,9 @@ constexpr std::string_view kShortWriteLoss = "short writes are not counted";
 constexpr std::string_view kReqFailedLoss =
     "requests rejected before issue are counted only by their CQE, possibly under the "
     "wrong opcode";
+constexpr std::string_view kFileGetLoss =
+    "--trace cannot show which io-wq worker issued a punted request";
+constexpr std::string_view kForkLoss = "-f cannot follow forked children";
 constexpr std::string_view kIoThreadsLoss =
     "SQPOLL sleeps and io-wq workers are not seen (no SQPOLL or WORKERS finding)";
 
@@ -349,6 +352,63 @@ Choice<bool> choose_io_threads(const btf* vmlinux) {
           {}};
 }
 
+// Whether tracepoint argument `index` is a pointer to the struct `name`: 6.0's
+// io_uring_file_get(req, fd) and 5.15's (ctx, fd) have the same count, and only the
+// first argument's type tells them apart.
+bool arg_points_to_struct(const btf* vmlinux, const Prototype& tp, int index, std::string_view name) {
+  if (index < 0 || index >= tp.args) return false;
+  const btf_type* ptr = skip_aliases(vmlinux, btf_params(tp.proto)[index + 1].type);
+  if (ptr == nullptr || !btf_is_ptr(ptr)) return false;
+  const btf_type* target = skip_aliases(vmlinux, ptr->type);
+  if (target == nullptr || !btf_is_struct(target)) return false;
+  const char* target_name = btf__name_by_offset(vmlinux, target->name_off);
+  return target_name != nullptr && name == target_name;
+}
+
+Choice<bool> choose_file_get(const btf* vmlinux) {
+  const Prototype tp = find_tracepoint(vmlinux, "file_get");
+  switch (tp.status) {
+    case Prototype::Status::Absent:
+      return {false, join("no io_uring_file_get tracepoint", kFileGetLoss), {}};
+    case Prototype::Status::Malformed:
+      return {false, malformed_reason("file_get", kFileGetLoss), {}};
+    case Prototype::Status::Found:
+      break;
+  }
+  const bool request_first = arg_points_to_struct(vmlinux, tp, 0, "io_kiocb");
+  if (tp.args == 2 && request_first)
+    return {true, "io_uring_file_get(req, fd), 6.0+ shape (used by --trace)", "usc_file_get"};
+  if (request_first) return {false, arg_count_reason("file_get", tp.args, kFileGetLoss), {}};
+  return {false,
+          join("io_uring_file_get has " + std::to_string(tp.args) +
+                   " args without a request first: an older shape",
+               kFileGetLoss, "; "),
+          {}};
+}
+
+Choice<bool> choose_fork(const btf* vmlinux) {
+  const Prototype tp = find_typedef_proto(vmlinux, "btf_trace_sched_process_fork");
+  switch (tp.status) {
+    case Prototype::Status::Absent:
+      return {false, join("no sched_process_fork tracepoint", kForkLoss), {}};
+    case Prototype::Status::Malformed:
+      return {false,
+              join("btf_trace_sched_process_fork is not a pointer to a function prototype",
+                   kForkLoss, "; "),
+              {}};
+    case Prototype::Status::Found:
+      break;
+  }
+  if (tp.args == 2 && arg_points_to_struct(vmlinux, tp, 0, "task_struct") &&
+      arg_points_to_struct(vmlinux, tp, 1, "task_struct"))
+    return {true, "sched_process_fork(parent, child) (used by -f)", "usc_fork"};
+  return {false,
+          join("sched_process_fork is not (task_struct *parent, task_struct *child): "
+               "unrecognised prototype",
+               kForkLoss, "; "),
+          {}};
+}
+
 Choice<bool> choose_fd_walk(const btf* vmlinux) {
   if (btf__find_by_name_kind(vmlinux, "bpf_iter__task_file", BTF_KIND_STRUCT) > 0)
     return {true, "BPF task_file iterator (bpf_iter__task_file), 5.8+", "usc_ring_fds"};
@@ -457,6 +517,8 @@ KernelSupport without_btf() {
       {"short_write", false, join(kNoBtf, kShortWriteLoss)},
       {"req_failed", false, join(kNoBtf, kReqFailedLoss)},
       {"io_threads", false, join(kNoBtf, kIoThreadsLoss)},
+      {"file_get", false, join(kNoBtf, kFileGetLoss)},
+      {"fork", false, join(kNoBtf, kForkLoss)},
   };
   return support;
 }
@@ -514,7 +576,9 @@ KernelSupport probe_kernel(const struct btf* vmlinux, const ProbeEnvironment& en
                               std::pair{"local_work", choose_local_work(vmlinux)},
                               std::pair{"short_write", choose_short_write(vmlinux)},
                               std::pair{"req_failed", choose_req_failed(vmlinux)},
-                              std::pair{"io_threads", choose_io_threads(vmlinux)}}) {
+                              std::pair{"io_threads", choose_io_threads(vmlinux)},
+                              std::pair{"file_get", choose_file_get(vmlinux)},
+                              std::pair{"fork", choose_fork(vmlinux)}}) {
     add(name, choice.program, choice.detail);
   }
   return support;

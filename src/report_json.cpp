@@ -33,7 +33,8 @@ Json tool_stats_json(const ToolStats& tool) {
               {"enter_no_ring", tool.enter_no_ring},
               {"overflow_no_req", tool.overflow_no_req},
               {"errno_full", tool.errno_full},
-              {"threads_full", tool.threads_full}};
+              {"threads_full", tool.threads_full},
+              {"trace_drops", tool.trace_drops}};
 }
 
 Json punt_reasons_json(const PuntReasons& r) {
@@ -90,15 +91,26 @@ nlohmann::ordered_json kernel_json(const KernelInfo& kernel) {
 Json counters_json(const Counters& counters) {
   Json out = Json::object();
   for (const CounterField& field : kCounterFields) out[field.name] = counters.*field.member;
-  // The contract names trace_rb_drops among the counters. Without --trace or --check no
-  // record goes through a BPF ring buffer, so none can be dropped: 0 is a true count, not
-  // a placeholder. The guard keeps a future real counter of that name from being
-  // overwritten once kCounterFields carries it.
+  // The contract names trace_rb_drops among the counters. Only --trace sends records
+  // through a BPF ring buffer, and its drops are not per ring: render_json() puts the
+  // run's count in the top-level counters; per ring it is 0, a true count (no ring's
+  // records are told apart when the buffer is full). The guard keeps a future real
+  // counter of that name from being overwritten once kCounterFields carries it.
   // The contract's hazard_* counters are deliberately absent: nothing checks for hazards
   // yet, and a 0 there would read as "checked, none found" (see "hazards" below).
   if (!out.contains("trace_rb_drops")) out["trace_rb_drops"] = uint64_t{0};
   return out;
 }
+
+namespace {
+
+Json run_counters_json(const Snapshot& snap) {
+  Json out = counters_json(snap.totals);
+  out["trace_rb_drops"] = snap.tool.trace_drops;
+  return out;
+}
+
+}  // namespace
 
 Json op_json(const OpStats& op) {
   const Histogram& h = op.latency;
@@ -191,7 +203,7 @@ Json render_json(const Snapshot& snap, const std::vector<Finding>& findings) {
               {"ncpus", snap.ncpus},
               {"kernel", kernel_json(snap.kernel)},
               {"target", target_json(snap.target)},
-              {"counters", counters_json(snap.totals)},
+              {"counters", run_counters_json(snap)},
               {"ops", ops_json(snap.ops)},
               {"rings", std::move(rings)},
               {"leak", leak_json(snap.leak)},

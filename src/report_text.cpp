@@ -153,7 +153,7 @@ bool has_op_details(const OpStats& op) {
 
 bool any_tool_loss(const ToolStats& t) {
   return t.rings_full || t.opstats_full || t.op_out_of_range || t.enter_no_ring ||
-         t.overflow_no_req || t.errno_full || t.threads_full;
+         t.overflow_no_req || t.errno_full || t.threads_full || t.trace_drops;
 }
 
 const Ring* ring_by_id(const Snapshot& snap, uint32_t id) {
@@ -404,6 +404,7 @@ void render_tool_stats(std::ostream& out, const ToolStats& tool) {
   row(tool.overflow_no_req, "overflowed CQEs of untracked requests");
   row(tool.errno_full, "error CQEs whose code was not recorded (errno table full)");
   row(tool.threads_full, "io threads not recorded (thread table full)");
+  row(tool.trace_drops, "--trace records lost (trace buffer full)");
   if (table.empty()) return;
   out << "tool losses\n";
   table.write(out);

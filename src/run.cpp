@@ -3,36 +3,35 @@
 
 #include <bpf/btf.h>
 #include <fmt/format.h>
-#include <poll.h>
-#include <sys/timerfd.h>
 #include <time.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdint>
-#include <cmath>
 #include <cstdlib>
-#include <cstring>
 #include <iostream>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <vector>
 
 #include "uringscope/baseline.h"
 #include "uringscope/error.h"
 #include "uringscope/exit_status.h"
-#include "uringscope/list_ops.h"
-#include "uringscope/findings.h"
 #include "uringscope/libbpf_log.h"
-#include "uringscope/output.h"
+#include "uringscope/list_ops.h"
+#include "uringscope/live.h"
+#include "uringscope/metrics.h"
 #include "uringscope/probe.h"
-#include "uringscope/process.h"
 #include "uringscope/report.h"
+#include "uringscope/report_output.h"
 #include "uringscope/ring_fds.h"
 #include "uringscope/signals.h"
 #include "uringscope/snapshot_builder.h"
 #include "uringscope/system.h"
+#include "uringscope/targets.h"
+#include "uringscope/trace_writer.h"
 #include "uringscope/tracer.h"
-#include "uringscope/views.h"
+#include "uringscope/window.h"
 
 namespace uringscope {
 namespace {
@@ -77,128 +76,18 @@ std::string disabled_features(const KernelSupport& support) {
   return text;
 }
 
-// The processes of the run: a command we start, or pids we watch.
-struct Targets {
-  std::optional<Child> child;
-  std::vector<WatchedProcess> processes;
-  TargetInfo info;
-};
-
-// Filled in place: a Child is neither copyable nor movable.
-void open_targets(const Options& opts, const SignalChannel& signals, Targets& t) {
-  if (!opts.command.empty()) {
-    resolve_command(opts.command.front());
-    t.child.emplace(opts.command, child_credentials(opts.keep_root), signals.original_mask());
-    t.info.mode = TargetMode::Command;
-    t.info.command = opts.command;
-    t.info.pids = {t.child->pid()};
-  } else if (!opts.pids.empty()) {
-    t.info.mode = TargetMode::Pid;
-    for (int pid : opts.pids) {
-      WatchedProcess proc = watch_process(pid);
-      bool seen = false;
-      for (const auto& p : t.processes) seen |= p.tgid == proc.tgid;
-      if (seen) continue;
-      t.info.pids.push_back(proc.tgid);
-      t.processes.push_back(std::move(proc));
-    }
-  } else {
-    t.info.mode = TargetMode::All;
+bool feature_enabled(const KernelSupport& support, std::string_view name) {
+  for (const auto& f : support.features) {
+    if (f.name == name) return f.enabled;
   }
+  return false;
 }
 
-bool fd_readable(int fd) {
-  pollfd p{fd, POLLIN, 0};
-  return poll(&p, 1, 0) == 1 && (p.revents & (POLLIN | POLLHUP));
-}
-
-// Every watched pid must still be alive once we are attached; otherwise there is
-// nothing to watch and an empty report would mislead.
-void check_still_running(const Targets& t) {
-  for (const auto& proc : t.processes) {
-    if (fd_readable(proc.pidfd.get())) {
-      throw Error(fmt::format("process {} ({}) exited before uringscope attached", proc.tgid,
-                              proc.comm));
-    }
+bool feature_on(const KernelInfo& kernel, std::string_view name) {
+  for (const auto& f : kernel.features) {
+    if (f.name == name) return f.enabled;
   }
-}
-
-UniqueFd make_timer(double seconds) {
-  UniqueFd fd(timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
-  if (!fd) throw Error(fmt::format("timerfd_create: {}", strerror(errno)));
-  itimerspec spec{};
-  double whole = std::floor(seconds);
-  spec.it_value.tv_sec = static_cast<time_t>(whole);
-  spec.it_value.tv_nsec = static_cast<long>((seconds - whole) * 1e9);
-  if (spec.it_value.tv_sec == 0 && spec.it_value.tv_nsec == 0) spec.it_value.tv_nsec = 1;
-  if (timerfd_settime(fd.get(), 0, &spec, nullptr) != 0) {
-    throw Error(fmt::format("timerfd_settime: {}", strerror(errno)));
-  }
-  return fd;
-}
-
-// Forwards a SIGINT/SIGTERM/SIGHUP to the command unless the terminal already sent it
-// to the whole process group.
-void pass_on(const signalfd_siginfo& info, const Targets& t) {
-  if (t.child && !sent_by_terminal(info)) t.child->signal(static_cast<int>(info.ssi_signo));
-}
-
-enum class WindowEnd { CommandExited, TargetsExited, Duration, Signal };
-
-// Waits until the observation window is over: the command exits, every watched pid
-// exits, -d expires, or a signal asks us to stop.
-WindowEnd wait_for_window_end(const Options& opts, const SignalChannel& signals, Targets& t) {
-  UniqueFd timer;
-  if (opts.duration_s) timer = make_timer(*opts.duration_s);
-  std::vector<bool> exited(t.processes.size(), false);
-  for (;;) {
-    std::vector<pollfd> fds{{signals.fd(), POLLIN, 0}};
-    if (timer) fds.push_back({timer.get(), POLLIN, 0});
-    if (t.child) fds.push_back({t.child->pidfd(), POLLIN, 0});
-    std::vector<std::size_t> proc_of_slot(fds.size(), SIZE_MAX);
-    for (std::size_t i = 0; i < t.processes.size(); ++i) {
-      if (exited[i]) continue;
-      fds.push_back({t.processes[i].pidfd.get(), POLLIN, 0});
-      proc_of_slot.push_back(i);
-    }
-    if (poll(fds.data(), fds.size(), -1) < 0) {
-      if (errno == EINTR) continue;
-      throw Error(fmt::format("poll: {}", strerror(errno)));
-    }
-    if (fds[0].revents) {
-      if (auto info = signals.read()) {
-        pass_on(*info, t);
-        return WindowEnd::Signal;
-      }
-    }
-    if (timer && fds[1].revents) return WindowEnd::Duration;
-    if (t.child && fds[timer ? 2 : 1].revents) {
-      t.child->reap(true);
-      return WindowEnd::CommandExited;
-    }
-    for (std::size_t slot = 0; slot < fds.size(); ++slot) {
-      if (proc_of_slot[slot] != SIZE_MAX && fds[slot].revents) exited[proc_of_slot[slot]] = true;
-    }
-    if (!t.processes.empty() && std::all_of(exited.begin(), exited.end(), [](bool e) { return e; })) {
-      return WindowEnd::TargetsExited;
-    }
-  }
-}
-
-// After the report: the command keeps running unwatched until it exits; its status is
-// ours. Signals sent to us in the meantime are passed on.
-int wait_for_command(const SignalChannel& signals, Child& child) {
-  while (!child.exited()) {
-    pollfd fds[2] = {{signals.fd(), POLLIN, 0}, {child.pidfd(), POLLIN, 0}};
-    if (poll(fds, 2, -1) < 0 && errno != EINTR) break;
-    if (fds[0].revents) {
-      if (auto info = signals.read(); info && !sent_by_terminal(*info)) {
-        child.signal(static_cast<int>(info->ssi_signo));
-      }
-    }
-    if (fds[1].revents) child.reap(true);
-  }
-  return child.reap(true).value_or(1);
+  return false;
 }
 
 void disable_failed_features(KernelInfo& kernel, const std::vector<AttachFailure>& failures) {
@@ -206,74 +95,82 @@ void disable_failed_features(KernelInfo& kernel, const std::vector<AttachFailure
     for (auto& f : kernel.features) {
       if (f.name != failure.feature) continue;
       f.enabled = false;
-      f.detail = fmt::format("{} did not attach: {}", failure.program, failure.error);
+      f.detail = fmt::format("{}: {}", failure.program, failure.error);
     }
   }
 }
 
-std::string attached_message(const Targets& t, const Tracer& tracer, const KernelSupport& support) {
-  std::string who;
-  switch (t.info.mode) {
-    case TargetMode::Command:
-      who = fmt::format("running {} (pid {})", t.info.command.front(), t.child->pid());
-      break;
-    case TargetMode::Pid: {
-      std::string pids;
-      for (const auto& p : t.processes) {
-        pids += fmt::format("{}{} ({})", pids.empty() ? "" : ", ", p.tgid, p.comm);
+// Turns the tracer's tables into snapshots for the whole run: periodically (live mode,
+// metrics) without the leak scan, and once at the end with it.
+class SnapshotSource {
+ public:
+  SnapshotSource(const Tracer& tracer, KernelInfo kernel, TargetInfo target, uint64_t start_ns,
+                 double leak_age_s)
+      : tracer_(tracer), kernel_(std::move(kernel)), target_(std::move(target)),
+        start_ns_(start_ns), leak_age_ns_(static_cast<uint64_t>(leak_age_s * 1e9)) {}
+
+  // `with_leaks` copies the in-flight table (2 MiB by default) for the leak scan: the end
+  // of the run and the metrics endpoint need it, live intervals do not.
+  Snapshot take(bool with_leaks, bool final_reading = false) const {
+    const uint64_t now = monotonic_ns();
+    SnapshotContext context{.tool_version = URINGSCOPE_VERSION,
+                            .wall_ns = now - start_ns_,
+                            .ncpus = online_cpus(),
+                            .kernel = kernel_,
+                            .target = target_,
+                            .end_ns = now,
+                            .leak_age_ns = leak_age_ns_};
+    Snapshot snap = build_snapshot(tracer_.read_tables(with_leaks), std::move(context));
+    if (final_reading) resolve_ring_fds_from_proc(snap.rings);
+    return snap;
+  }
+  void add_followed(const std::vector<uint32_t>& tgids) {
+    for (uint32_t tgid : tgids) {
+      if (std::find(target_.pids.begin(), target_.pids.end(), static_cast<int>(tgid)) ==
+          target_.pids.end()) {
+        target_.pids.push_back(static_cast<int>(tgid));
       }
-      who = "watching " + pids;
-      break;
-    }
-    case TargetMode::All:
-      who = "watching every process";
-      break;
-  }
-  return fmt::format("uringscope: attached {} programs (tier {}); {}{}", tracer.attached_count(),
-                     tier_name(support.tier), who,
-                     t.info.mode == TargetMode::Command ? "" : "; Ctrl-C ends the run");
-}
-
-// The human report: full or compact, narrowed by -e (text only: JSON, baselines and
-// --fail-on always see everything), then the diff against a baseline.
-void render_human(std::ostream& out, const Options& opts, const Snapshot& snap,
-                  const std::vector<Finding>& findings, const std::optional<Diff>& delta) {
-  const DisplayFilter& filter = opts.display_filter;
-  const std::string filter_text = filter.empty() ? "" : display_filter_text(filter);
-  const Snapshot shown = filter.empty() ? snap : filter_snapshot(snap, filter);
-  const std::vector<Finding> shown_findings =
-      filter.empty() ? findings : filter_findings(findings, filter, snap);
-  if (opts.compact) {
-    render_compact(out, shown, shown_findings, !opts.no_findings, filter_text);
-  } else {
-    render_text(out, shown, shown_findings,
-                TextOptions{.show_findings = !opts.no_findings, .display_filter = filter_text});
-  }
-  if (delta) {
-    out << '\n';
-    render_diff_text(out, *delta);
-  }
-}
-
-void emit_reports(const Options& opts, const Snapshot& snap, const std::vector<Finding>& findings,
-                  const std::optional<Baseline>& baseline) {
-  std::optional<Diff> delta;
-  if (baseline) delta = diff(*baseline, baseline_of(snap, findings));
-  const bool json_to_stdout = opts.json && *opts.json == "-";
-  if (opts.json || opts.baseline_out) {
-    nlohmann::ordered_json report = render_json(snap, findings);
-    if (delta) report["diff"] = diff_json(*delta);
-    const std::string doc = report.dump(2) + "\n";
-    if (opts.baseline_out) write_file_atomic(*opts.baseline_out, doc);
-    if (json_to_stdout) {
-      std::cout << doc << std::flush;
-    } else if (opts.json) {
-      write_file_atomic(*opts.json, doc);
     }
   }
-  std::ostream& text = json_to_stdout ? std::cerr : std::cout;
-  render_human(text, opts, snap, findings, delta);
-  text.flush();
+
+ private:
+  const Tracer& tracer_;
+  KernelInfo kernel_;
+  TargetInfo target_;
+  uint64_t start_ns_;
+  uint64_t leak_age_ns_;
+};
+
+// The newest snapshot for the metrics endpoint: published by the run loop, read by the
+// server thread, so the server never touches the tracer and never blocks it.
+class Publication {
+ public:
+  void publish(Snapshot snap) {
+    auto fresh = std::make_shared<const Snapshot>(std::move(snap));
+    std::lock_guard lock(mutex_);
+    latest_ = std::move(fresh);
+  }
+  std::shared_ptr<const Snapshot> latest() const {
+    std::lock_guard lock(mutex_);
+    return latest_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::shared_ptr<const Snapshot> latest_;
+};
+
+// Trace records carry the kernel table row of their ring; the report calls it by id.
+std::map<uint32_t, std::string> ring_track_names(const Snapshot& snap) {
+  std::map<uint32_t, std::string> names;
+  for (const Ring& ring : snap.rings) {
+    names[ring.bpf_row] =
+        ring.source == RingSource::CatchAll
+            ? std::string("other rings")
+            : fmt::format("ring #{} fd={} ({} {})", ring.id, ring.fd >= 0 ? std::to_string(ring.fd) : "?",
+                          ring.comm, ring.pid);
+  }
+  return names;
 }
 
 }  // namespace
@@ -296,7 +193,7 @@ int print_version(bool as_json) {
   std::cout << "tier     " << tier_name(support.tier) << "\n";
   std::cout << "features\n";
   for (const auto& f : support.features) {
-    std::cout << fmt::format("  {:<10} {:<4} {}\n", f.name, f.enabled ? "on" : "off", f.detail);
+    std::cout << fmt::format("  {:<11} {:<4} {}\n", f.name, f.enabled ? "on" : "off", f.detail);
   }
   return 0;
 }
@@ -333,6 +230,17 @@ int run(const Options& opts) {
   if (support.tier == Tier::Unsupported) {
     throw Error("this kernel's io_uring tracepoints are not usable:" + disabled_features(support));
   }
+  if (opts.follow && !feature_enabled(support, "fork")) {
+    throw Error("-f needs the sched_process_fork tracepoint, which this kernel lacks");
+  }
+  // Bound (and refused when taken) before anything is attached.
+  Publication publication;
+  std::optional<MetricsServer> metrics;
+  if (opts.metrics) {
+    metrics.emplace(parse_listen_address(*opts.metrics), [&] { return publication.latest(); });
+  }
+  std::optional<TraceWriter> trace;
+  if (opts.trace) trace.emplace(*opts.trace);
 
   SignalChannel signals({SIGINT, SIGTERM, SIGHUP});
   Targets targets;
@@ -342,29 +250,65 @@ int run(const Options& opts) {
   config.filter_tgids = targets.info.mode != TargetMode::All;
   config.pid_max = pid_max();
   if (const PidNamespace ns = own_pid_namespace(); !ns.initial) config.pidns_inode = ns.inode;
+  config.trace = opts.trace.has_value();
+  config.follow = opts.follow;
   Tracer tracer(support, config);
   for (pid_t pid : targets.info.pids) tracer.add_target(static_cast<uint32_t>(pid));
   if (targets.info.mode != TargetMode::Command) tracer.walk_ring_fds();
   KernelInfo kernel = kernel_info(support, kernel_release());
+  disable_failed_features(kernel, tracer.load_rejections());
   disable_failed_features(kernel, tracer.attach());
+  // The tier promised punt attribution; a rejected or detached punt program takes it back.
+  if (kernel.tier == tier_name(Tier::Full) && !feature_on(kernel, "punt")) {
+    kernel.tier = std::string(tier_name(Tier::Legacy));
+  }
   check_still_running(targets);
-  std::cerr << attached_message(targets, tracer, support) << std::endl;
+  std::cerr << fmt::format("uringscope: attached {} programs (tier {}); {}{}{}",
+                           tracer.attached_count(), tier_name(support.tier),
+                           describe_targets(targets),
+                           metrics ? fmt::format("; metrics at {}", metrics->url()) : "",
+                           targets.info.mode == TargetMode::Command ? "" : "; Ctrl-C ends the run")
+            << std::endl;
 
   const uint64_t start_ns = monotonic_ns();
+  SnapshotSource source(tracer, kernel, targets.info, start_ns, opts.leak_age_s);
+  std::ostream& human = human_stream(opts);
+  std::vector<PeriodicTask> tasks;
+  const auto drain = [&] {
+    tracer.drain_trace([&](const us_trace_event& e) { trace->add(e); });
+  };
+  if (trace) tasks.push_back({0.1, drain});
+  if (metrics) {
+    publication.publish(source.take(true));
+    tasks.push_back({1.0, [&] { publication.publish(source.take(true)); }});
+  }
+  std::optional<Snapshot> previous;
+  const auto live_interval = [&] {
+    Snapshot now = source.take(false);
+    render_live_interval(human, snapshot_delta(now, *previous), monotonic_ns() - start_ns);
+    human.flush();
+    previous = std::move(now);
+  };
+  if (opts.interval_s) {
+    render_live_header(human, *opts.interval_s);
+    previous = source.take(false);
+    tasks.push_back({*opts.interval_s, live_interval});
+  }
   if (targets.child) targets.child->release();
-  wait_for_window_end(opts, signals, targets);
-  const uint64_t end_ns = monotonic_ns();
+  run_window(signals, targets, opts.duration_s, tasks);
 
   tracer.detach();
-  SnapshotContext context{.tool_version = URINGSCOPE_VERSION,
-                          .wall_ns = end_ns - start_ns,
-                          .ncpus = online_cpus(),
-                          .kernel = std::move(kernel),
-                          .target = targets.info,
-                          .end_ns = end_ns,
-                          .leak_age_ns = static_cast<uint64_t>(opts.leak_age_s * 1e9)};
-  Snapshot snap = build_snapshot(tracer.read_tables(), std::move(context));
-  resolve_ring_fds_from_proc(snap.rings);
+  // The last, partial interval, read after detaching like the final report, so the
+  // intervals add up to it exactly.
+  if (opts.interval_s) live_interval();
+  if (opts.follow) source.add_followed(tracer.target_tgids());
+  Snapshot snap = source.take(true, true);
+  if (metrics) publication.publish(snap);
+  if (trace) {
+    drain();
+    trace->set_dropped(snap.tool.trace_drops);
+    trace->finish(monotonic_ns(), ring_track_names(snap));
+  }
   const std::vector<Finding> findings = opts.no_findings ? std::vector<Finding>{} : evaluate(snap);
   emit_reports(opts, snap, findings, baseline);
 

@@ -237,6 +237,7 @@ Snapshot build_snapshot(const RawTables& raw, SnapshotContext context) {
     ring.comm.assign(info.comm, strnlen(info.comm, sizeof info.comm));
     ring.fd = info.fd;
     ring.sq_tid = info.sq_tid;
+    ring.bpf_row = row;
     ring.sq_entries = info.sq_entries;
     ring.cq_entries = info.cq_entries;
     ring.setup_flags = info.setup_flags;
@@ -262,6 +263,7 @@ Snapshot build_snapshot(const RawTables& raw, SnapshotContext context) {
   snap.tool.overflow_no_req = raw.tool[US_TOOL_OVERFLOW_NO_REQ];
   snap.tool.errno_full = raw.tool[US_TOOL_ERRNO_FULL];
   snap.tool.threads_full = raw.tool[US_TOOL_THREADS_FULL];
+  snap.tool.trace_drops = raw.tool[US_TOOL_TRACE_DROPS];
   aggregate(snap);
   return snap;
 }

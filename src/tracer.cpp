@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <set>
 #include <chrono>
 #include <thread>
 #include <cerrno>
@@ -72,6 +73,20 @@ bool required_feature(const std::string& feature) {
   return feature == "submit" || feature == "complete";
 }
 
+// The program a failed load names: libbpf says "prog 'usc_x': BPF program load failed".
+std::string rejected_program(const std::string& log) {
+  const std::string marker = "prog '";
+  for (std::size_t at = log.find(marker); at != std::string::npos; at = log.find(marker, at + 1)) {
+    const std::size_t end = log.find('\'', at + marker.size());
+    if (end == std::string::npos) break;
+    const std::string_view rest = std::string_view(log).substr(end);
+    if (rest.starts_with("': BPF program load failed") || rest.starts_with("': failed to load")) {
+      return log.substr(at + marker.size(), end - at - marker.size());
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
 void Tracer::SkeletonDeleter::operator()(uringscope_bpf* skel) const {
@@ -79,6 +94,15 @@ void Tracer::SkeletonDeleter::operator()(uringscope_bpf* skel) const {
 }
 
 void Tracer::LinkDeleter::operator()(bpf_link* link) const { bpf_link__destroy(link); }
+
+void Tracer::RingBufferDeleter::operator()(ring_buffer* rb) const { ring_buffer__free(rb); }
+
+// Programs only some runs need: loading them otherwise would cost every run something.
+bool needed_by_this_run(const std::string& program, const TracerConfig& config) {
+  if (program == "usc_file_get") return config.trace;
+  if (program == "usc_fork") return config.follow;
+  return true;
+}
 
 std::string feature_of_program(const std::string& program) {
   if (program.rfind("usc_sub", 0) == 0) return "submit";
@@ -95,6 +119,8 @@ std::string feature_of_program(const std::string& program) {
   if (program == "usc_short_write") return "short_write";
   if (program == "usc_req_failed") return "req_failed";
   if (program == "usc_sched") return "io_threads";
+  if (program == "usc_file_get") return "file_get";
+  if (program == "usc_fork") return "fork";
   return program;
 }
 
@@ -103,53 +129,51 @@ Tracer::Tracer(const KernelSupport& support, const TracerConfig& config) : confi
   if (!is_power_of_two(sizes.inflight_buckets) || !is_power_of_two(sizes.udata_slots)) {
     throw Error("in-flight and user_data table sizes must be powers of two");
   }
-  skel_.reset(uringscope_bpf__open());
-  if (!skel_) throw Error(fmt::format("cannot open the BPF object: {}", strerror(errno)));
-
-  for (const auto& name : support.programs) {
-    if (!bpf_object__find_program_by_name(skel_->obj, name.c_str())) {
-      throw Error(fmt::format("no BPF program named {} in uringscope", name));
-    }
+  if (config.trace && (!is_power_of_two(config.trace_bytes) || config.trace_bytes < 4096)) {
+    throw Error("the trace buffer size must be a power of two of at least 4096 bytes");
   }
-  bpf_program* prog;
-  bpf_object__for_each_program(prog, skel_->obj) {
-    const std::string name = bpf_program__name(prog);
-    bool wanted = std::find(support.programs.begin(), support.programs.end(), name) !=
-                  support.programs.end();
-    bpf_program__set_autoload(prog, wanted);
-  }
-
-  set_entries(skel_->maps.ring_ids, sizes.max_rings * 4);
-  set_entries(skel_->maps.ring_info, sizes.max_rings);
-  set_entries(skel_->maps.ring_stats, sizes.max_rings);
-  set_entries(skel_->maps.ring_opmap, sizes.max_rings * US_OP_SLOTS);
-  set_entries(skel_->maps.opstats, sizes.max_opstats);
-  set_entries(skel_->maps.inflight, sizes.inflight_buckets);
-  set_entries(skel_->maps.udata, sizes.udata_slots);
-  set_entries(skel_->maps.targets, (config.pid_max + 63) / 64);
-
-  auto* ro = skel_->rodata;
-  ro->filter_tgids = config.filter_tgids;
-  ro->max_rings = sizes.max_rings;
-  ro->max_opstats = sizes.max_opstats;
-  ro->inflight_mask = sizes.inflight_buckets - 1;
-  ro->udata_mask = sizes.udata_slots - 1;
-  for (int i = 0; i < US_RF__COUNT; ++i) ro->req_bit[i] = support.req_bits[i];
-  ro->pidns_ino = config.pidns_inode;
-
-  libbpf_log_clear();
-  if (int err = uringscope_bpf__load(skel_.get()); err) {
-    const bool verifier_spoke = libbpf_log_text().find("PROG LOAD LOG") != std::string::npos;
+  // A kernel the probe did not foresee may still reject one program. An optional one
+  // costs its feature, never the run: leave it out and load again (libbpf loads an
+  // object all or nothing). Each round drops one program, so this ends.
+  std::set<std::string> left_out;
+  for (;;) {
+    open_configured(support, left_out);
+    libbpf_log_clear();
+    const int err = uringscope_bpf__load(skel_.get());
+    if (err == 0) break;
+    const std::string log = libbpf_log_text();
+    const bool verifier_spoke = log.find("PROG LOAD LOG") != std::string::npos;
     if (!verifier_spoke && (err == -EPERM || err == -EACCES)) {
       throw Error(fmt::format(
           "the kernel refused to load the BPF programs ({}): uringscope needs CAP_BPF and "
           "CAP_PERFMON (or root); {}",
           strerror(-err), libbpf_log_summary()));
     }
-    throw Error(fmt::format("the BPF verifier rejected uringscope's programs: {} (run with -v "
-                            "for the full log)",
-                            libbpf_log_summary()));
+    const std::string rejected = rejected_program(log);
+    const std::string feature = feature_of_program(rejected);
+    if (rejected.empty() || required_feature(feature) || left_out.count(rejected)) {
+      throw Error(fmt::format("the BPF verifier rejected uringscope's programs: {} (run with -v "
+                              "for the full log)",
+                              libbpf_log_summary()));
+    }
+    rejections_.push_back(
+        {rejected, feature, fmt::format("rejected by this kernel's verifier: {}", libbpf_log_summary())});
+    left_out.insert(rejected);
   }
+  if (config.trace) {
+    trace_rb_.reset(ring_buffer__new(
+        bpf_map__fd(skel_->maps.trace_rb),
+        [](void* self, void* data, size_t size) {
+          auto* tracer = static_cast<Tracer*>(self);
+          if (size >= sizeof(us_trace_event) && tracer->trace_sink_) {
+            (*tracer->trace_sink_)(*static_cast<const us_trace_event*>(data));
+          }
+          return 0;
+        },
+        this, nullptr));
+    if (!trace_rb_) throw Error(fmt::format("cannot read the trace buffer: {}", strerror(errno)));
+  }
+  bpf_program* prog;
   bpf_object__for_each_program(prog, skel_->obj) {
     if (!bpf_program__autoload(prog)) continue;
     bpf_prog_info info{};
@@ -159,6 +183,7 @@ Tracer::Tracer(const KernelSupport& support, const TracerConfig& config) : confi
 }
 
 Tracer::~Tracer() {
+  trace_rb_.reset();
   links_.clear();
   skel_.reset();
   // Measured on 6.18: the last programs disappear within ~100 ms of closing their links.
@@ -172,6 +197,47 @@ Tracer::~Tracer() {
       std::this_thread::sleep_for(5ms);
     }
   }
+}
+
+void Tracer::open_configured(const KernelSupport& support, const std::set<std::string>& left_out) {
+  const TableSizes& sizes = config_.sizes;
+  skel_.reset(uringscope_bpf__open());
+  if (!skel_) throw Error(fmt::format("cannot open the BPF object: {}", strerror(errno)));
+
+  for (const auto& name : support.programs) {
+    if (!bpf_object__find_program_by_name(skel_->obj, name.c_str())) {
+      throw Error(fmt::format("no BPF program named {} in uringscope", name));
+    }
+  }
+  bpf_program* prog;
+  bpf_object__for_each_program(prog, skel_->obj) {
+    const std::string name = bpf_program__name(prog);
+    bool wanted = std::find(support.programs.begin(), support.programs.end(), name) !=
+                      support.programs.end() &&
+                  needed_by_this_run(name, config_) && !left_out.count(name);
+    bpf_program__set_autoload(prog, wanted);
+  }
+
+  set_entries(skel_->maps.ring_ids, sizes.max_rings * 4);
+  set_entries(skel_->maps.ring_info, sizes.max_rings);
+  set_entries(skel_->maps.ring_stats, sizes.max_rings);
+  set_entries(skel_->maps.ring_opmap, sizes.max_rings * US_OP_SLOTS);
+  set_entries(skel_->maps.opstats, sizes.max_opstats);
+  set_entries(skel_->maps.inflight, sizes.inflight_buckets);
+  set_entries(skel_->maps.udata, sizes.udata_slots);
+  set_entries(skel_->maps.targets, (config_.pid_max + 63) / 64);
+  if (config_.trace) set_entries(skel_->maps.trace_rb, config_.trace_bytes);
+
+  auto* ro = skel_->rodata;
+  ro->filter_tgids = config_.filter_tgids;
+  ro->max_rings = sizes.max_rings;
+  ro->max_opstats = sizes.max_opstats;
+  ro->inflight_mask = sizes.inflight_buckets - 1;
+  ro->udata_mask = sizes.udata_slots - 1;
+  for (int i = 0; i < US_RF__COUNT; ++i) ro->req_bit[i] = support.req_bits[i];
+  ro->pidns_ino = config_.pidns_inode;
+  ro->trace_on = config_.trace;
+  ro->follow_forks = config_.follow;
 }
 
 void Tracer::add_target(uint32_t tgid) {
@@ -215,7 +281,7 @@ std::vector<AttachFailure> Tracer::attach() {
         throw Error(fmt::format("cannot attach {} ({} tracepoint): {}", name, feature,
                                 strerror(err)));
       }
-      failures.push_back({name, feature, strerror(err)});
+      failures.push_back({name, feature, fmt::format("did not attach: {}", strerror(err))});
       continue;
     }
     links_.emplace_back(link);
@@ -225,7 +291,27 @@ std::vector<AttachFailure> Tracer::attach() {
 
 void Tracer::detach() { links_.clear(); }
 
-RawTables Tracer::read_tables() const {
+void Tracer::drain_trace(const std::function<void(const us_trace_event&)>& sink) {
+  if (!trace_rb_) return;
+  trace_sink_ = &sink;
+  ring_buffer__consume(trace_rb_.get());
+  trace_sink_ = nullptr;
+}
+
+std::vector<uint32_t> Tracer::target_tgids() const {
+  std::vector<uint32_t> tgids;
+  const auto words = copy_rows<uint64_t>(skel_->maps.targets, bpf_map__max_entries(skel_->maps.targets));
+  for (uint32_t word = 0; word < words.size(); ++word) {
+    const uint64_t bits = words[word];
+    if (bits == 0) continue;
+    for (uint32_t bit = 0; bit < 64; ++bit) {
+      if (bits & (uint64_t{1} << bit)) tgids.push_back(word * 64 + bit);
+    }
+  }
+  return tgids;
+}
+
+RawTables Tracer::read_tables(bool with_inflight) const {
   RawTables raw;
   const uint32_t ring_rows = skel_->bss->ring_rows + 1;
   const uint32_t opstat_rows = skel_->bss->opstat_rows + 1;
@@ -233,8 +319,10 @@ RawTables Tracer::read_tables() const {
   raw.ring_stats = copy_rows<us_ring_stats>(skel_->maps.ring_stats, ring_rows);
   raw.opstats = copy_rows<us_opstat>(skel_->maps.opstats, opstat_rows);
   for (int i = 0; i < US_TOOL__COUNT; ++i) raw.tool[i] = skel_->bss->us_tool[i];
-  raw.inflight = copy_rows<us_inflight_bucket>(skel_->maps.inflight,
-                                              bpf_map__max_entries(skel_->maps.inflight));
+  if (with_inflight) {
+    raw.inflight = copy_rows<us_inflight_bucket>(skel_->maps.inflight,
+                                                bpf_map__max_entries(skel_->maps.inflight));
+  }
   raw.errnos = copy_hash<us_errno_key, uint64_t>(skel_->maps.errnos);
   raw.threads = copy_hash<uint32_t, us_thread>(skel_->maps.threads);
   return raw;

@@ -20,3 +20,4 @@ static_assert(offsetof(us_ring_info, comm) == 40);
 static_assert(US_OP_OTHER < 256, "opcodes are stored as __u8 in us_inflight");
 static_assert(sizeof(us_errno_key) == 8);
 static_assert(sizeof(us_thread) == 24);
+static_assert(sizeof(us_trace_event) == 72);

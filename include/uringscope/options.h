@@ -27,6 +27,10 @@ struct Options {
   DisplayFilter display_filter;      // -e: text output only
   bool no_findings = false;          // --no-findings: numbers only
   bool list_ops = false;             // --list-ops
+  bool follow = false;               // -f: children of the targets become targets
+  std::optional<double> interval_s;  // -i: live per-interval deltas
+  std::optional<std::string> metrics;  // --metrics [ADDR]:PORT (checked when parsed)
+  std::optional<std::string> trace;  // --trace FILE: per-request timeline
   bool version = false;              // --version
   bool help = false;                 // -h/--help (help_text holds the text)
   std::string help_text;

@@ -142,6 +142,7 @@ struct Ring {
   std::string comm;
   int32_t fd = -1;             // -1 when unknown
   uint32_t sq_tid = 0;         // SQPOLL thread, 0 when none seen
+  uint32_t bpf_row = 0;        // the ring's row in the kernel tables (trace records carry it)
   uint32_t sq_entries = 0;
   uint32_t cq_entries = 0;
   uint32_t setup_flags = 0;    // IORING_SETUP_*
@@ -182,6 +183,7 @@ struct ToolStats {
   uint64_t overflow_no_req = 0;    // overflowed CQEs of untracked requests
   uint64_t errno_full = 0;         // error CQEs whose errno could not be recorded
   uint64_t threads_full = 0;       // io threads not recorded (thread table full)
+  uint64_t trace_drops = 0;        // --trace records lost: the ring buffer was full
 };
 
 struct Snapshot {

@@ -6,7 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -15,6 +17,7 @@
 
 struct uringscope_bpf;
 struct bpf_link;
+struct ring_buffer;
 
 namespace uringscope {
 
@@ -30,6 +33,9 @@ struct TracerConfig {
   TableSizes sizes;
   uint32_t pid_max = 4194304;  // sizes the target bitmap
   uint64_t pidns_inode = 0;    // our pid namespace when not the initial one, else 0
+  bool trace = false;          // --trace: stream per-request records
+  uint32_t trace_bytes = US_DEFAULT_TRACE_BYTES;  // ring buffer size, a power of two
+  bool follow = false;         // -f: children forked by targets become targets
 };
 
 // A program that loaded but would not attach: its feature is off for this run.
@@ -59,9 +65,18 @@ class Tracer {
   // any other program that fails is returned and its feature is off for the run.
   std::vector<AttachFailure> attach();
   std::size_t attached_count() const { return links_.size(); }
+  // Optional programs this kernel's verifier refused: they were left out of the load and
+  // their features are off for the run.
+  const std::vector<AttachFailure>& load_rejections() const { return rejections_; }
   // Detaches everything; the maps stay readable until the Tracer is destroyed.
   void detach();
-  RawTables read_tables() const;
+  // A copy of the tables. The in-flight table (2 MiB by default) is only needed for the
+  // leak scan at the end; periodic readers (live mode, metrics) skip it.
+  RawTables read_tables(bool with_inflight = true) const;
+  // The thread groups the filter holds now: the targets, and with -f their children.
+  std::vector<uint32_t> target_tgids() const;
+  // --trace: hands every record waiting in the ring buffer to `sink`, oldest first.
+  void drain_trace(const std::function<void(const us_trace_event&)>& sink);
 
  private:
   struct SkeletonDeleter {
@@ -71,9 +86,18 @@ class Tracer {
     void operator()(bpf_link* link) const;
   };
 
+  struct RingBufferDeleter {
+    void operator()(ring_buffer* rb) const;
+  };
+
   std::unique_ptr<uringscope_bpf, SkeletonDeleter> skel_;
+  std::unique_ptr<ring_buffer, RingBufferDeleter> trace_rb_;
+  const std::function<void(const us_trace_event&)>* trace_sink_ = nullptr;
   std::vector<std::unique_ptr<bpf_link, LinkDeleter>> links_;
+  void open_configured(const KernelSupport& support, const std::set<std::string>& left_out);
+
   std::vector<uint32_t> prog_ids_;  // to wait for the kernel to free them
+  std::vector<AttachFailure> rejections_;
   TracerConfig config_;
 };
 

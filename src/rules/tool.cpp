@@ -114,6 +114,15 @@ void rule_tool(const Snapshot& snapshot, std::vector<Finding>& out) {
         "io-wq workers is itself the problem WORKERS describes.",
         {count_evidence("threads_full", tool.threads_full)});
   }
+  if (tool.trace_drops > 0) {
+    add(fmt::format("{} --trace records were lost because the trace buffer was full: the "
+                    "timeline has gaps (requests without their start or end), while the "
+                    "report's counts are complete.",
+                    format_count(tool.trace_drops)),
+        "Trace a shorter window, or fewer processes (-p instead of -a): records are drained "
+        "ten times a second into a fixed-size buffer.",
+        {count_evidence("trace_drops", tool.trace_drops)});
+  }
   if (static_cast<double>(tool.enter_no_ring) > thr(ThresholdId::ToolEnterNoRingMin)) {
     add(fmt::format("{} io_uring_enter() calls could not be matched to a ring: the rings "
                     "they belong to show too few enter calls, so their average batch reads "

@@ -58,6 +58,7 @@ static const struct scenario scenarios[] = {
     {"defer-tw", 5, "DEFER-TW", IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN, 0,
      prepare_pipe, scenario_defer_tw, 0},
     {"clean-socket", 1000, "none", 0, 0, prepare_socketpair, scenario_clean_socket, 0},
+    {"fork", 200, "none", 0, 0, NULL, scenario_fork, 0},
 };
 
 static const struct scenario *find_scenario(const char *name) {

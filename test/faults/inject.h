@@ -191,6 +191,9 @@ void prepare_socketpair(struct ctx *c);
 void scenario_pollretry_socket(struct ctx *c);
 void scenario_clean_socket(struct ctx *c);
 
+// scenarios_fork.c
+void scenario_fork(struct ctx *c);
+
 // scenarios_trace_pipe.c
 void prepare_trace_instance(struct ctx *c);
 void scenario_pollretry_file(struct ctx *c);

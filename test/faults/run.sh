@@ -6,7 +6,12 @@
 # detection-effectiveness table (docs/effectiveness.md by default) and exits non-zero
 # when anything failed.
 #
-#   test/faults/run.sh [--uringscope PATH] [--inject PATH] [--out FILE] [SCENARIO...]
+#   test/faults/run.sh [--uringscope PATH] [--inject PATH] [--out FILE] [--keep DIR]
+#                      [--skip NAME=REASON]... [--list] [SCENARIO...]
+#
+# --skip leaves a scenario out (a kernel that cannot run it) and lists it in the table
+# as skipped, never as passed; --keep copies every report and log to DIR; --list prints
+# the scenario names.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -15,14 +20,28 @@ uringscope=$root/build/uringscope
 inject=$root/build/test/faults/inject
 out=$root/docs/effectiveness.md
 only=()
+keep=
+list=0
+declare -A skip=()
 while (($#)); do
   case $1 in
     --uringscope) uringscope=$2; shift 2 ;;
     --inject) inject=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
+    --keep) keep=$2; shift 2 ;;
+    --skip) skip[${2%%=*}]=${2#*=}; shift 2 ;;
+    --list) list=1; shift ;;
     -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     *) only+=("$1"); shift ;;
   esac
+done
+scenarios=$(sed -n 's/^score \([A-Za-z0-9_-]*\) .*/\1/p' "$0")
+if ((list)); then
+  echo "$scenarios"
+  exit 0
+fi
+for name in "${only[@]}" "${!skip[@]}"; do
+  grep -qx -- "$name" <<<"$scenarios" || { echo "run.sh: no scenario named '$name' (--list)" >&2; exit 2; }
 done
 for tool in "$uringscope" "$inject"; do
   [[ -x $tool ]] || { echo "run.sh: $tool not built (scripts/build.sh)" >&2; exit 2; }
@@ -38,6 +57,7 @@ trap 'rm -rf "$work"' EXIT
 kernel=$(uname -r)
 passed=0
 failed=0
+skipped=0
 rows=()
 
 # --- one scenario -------------------------------------------------------------------
@@ -71,6 +91,12 @@ score() {  # name mode expect_tag expect_op allowed_extra_warn inject_args check
   local name=$1 mode=$2 tag=$3 op=$4 extra=$5 args=$6
   shift 6
   ((${#only[@]})) && [[ " ${only[*]} " != *" $name "* ]] && return
+  if [[ -n ${skip[$name]+set} ]]; then
+    printf 'skip %-18s %s\n' "$name" "${skip[$name]}"
+    skipped=$((skipped + 1))
+    rows+=("| \`$name\` | ${tag/none/(none: healthy)} | skipped | ${skip[$name]} | $kernel |")
+    return
+  fi
   local report=$work/$name.json gtfile=$work/$name.gt problems=()
   if [[ $mode == cmd ]]; then
     # shellcheck disable=SC2086
@@ -113,6 +139,7 @@ score() {  # name mode expect_tag expect_op allowed_extra_warn inject_args check
       jq -e --argjson gt "$gt" "$expr" "$report" >/dev/null 2>&1 || problems+=("$what")
     done
   fi
+  [[ -n $keep ]] && mkdir -p "$keep" && cp -f "$work/$name".* "$keep/" 2>/dev/null
   local detected=yes evidence
   evidence=$( [[ $tag == none ]] && echo "no finding at WARN or above" || evidence_of "$report" "$tag" 2>/dev/null)
   if ((${#problems[@]})); then
@@ -184,7 +211,11 @@ score defer-tw cmd DEFER-TW "" "" "defer-tw 5" \
 
 # --- the table ----------------------------------------------------------------------
 
-echo "$passed passed, $failed failed"
+if ((skipped)); then
+  echo "$passed passed, $failed failed, $skipped skipped"
+else
+  echo "$passed passed, $failed failed"
+fi
 if [[ -n $out ]]; then
   {
     echo "# Detection effectiveness"
@@ -197,7 +228,7 @@ if [[ -n $out ]]; then
     echo "unless the scenario explains it (a worker storm is made of forced punts, so PUNT may"
     echo "accompany WORKERS). The clean scenarios must raise nothing at WARN or above."
     echo
-    echo "Last run: $(date -u +%Y-%m-%d) on kernel \`$kernel\`: $passed passed, $failed failed."
+    echo "Last run: $(date -u +%Y-%m-%d) on kernel \`$kernel\`: $passed passed, $failed failed, $skipped skipped."
     echo
     echo "| scenario | expected finding | detected | key evidence | kernel |"
     echo "|---|---|---|---|---|"

@@ -59,10 +59,10 @@ TEST_F(PidNamespace, AttachByNamespacePid) {
       "out=$(mktemp); err=$(mktemp)\n"
       "'" + kInject + "' --wait-signal --linger 1 clean 300 >\"$out\" &\n"
       "app=$!\n"
-      "until grep -q READY \"$out\"; do sleep 0.05; done\n"
+      "n=0; until grep -q READY \"$out\"; do n=$((n+1)); [ $n -lt 400 ] || exit 90; sleep 0.05; done\n"
       "'" + kUringscope + "' -p \"$app\" -d 20 --json='" + json_ + "' 2>\"$err\" >/dev/null &\n"
       "scope=$!\n"
-      "until grep -q attached \"$err\"; do sleep 0.05; done\n"
+      "n=0; until grep -q attached \"$err\"; do n=$((n+1)); [ $n -lt 400 ] || { cat \"$err\" >&2; exit 91; }; sleep 0.05; done\n"
       "kill -USR1 \"$app\"\n"
       "wait \"$app\"; wait \"$scope\"\n"
       "cat \"$out\"; cat \"$err\" >&2; rm -f \"$out\" \"$err\"\n";

@@ -283,10 +283,18 @@ TEST_F(Spine, WithoutKernelBtfItSaysSo) {
   EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
 
+// A completion variant built for another kernel's io_uring_complete: the 6.13+ (ctx,
+// req, cqe) program dereferences a pointer that older kernels pass as a plain number,
+// and the 5.15 program reads a 4th argument that 6.13+ does not have.
+std::string mismatched_completion_program() {
+  auto version = harness::run({kUringscope, "--version"});
+  return version.out.find("io_uring_complete(ctx, req, cqe)") != std::string::npos ? "usc_cqe_old"
+                                                                                   : "usc_cqe";
+}
+
 TEST_F(Spine, AVerifierRejectionIsOneLineAndVerboseShowsTheLog) {
-  // Force the 5.18-6.12 completion variant onto this kernel: it reads a 4th tracepoint
-  // argument that the running kernel's io_uring_complete may not have.
-  const char* forced = "URINGSCOPE_FORCE_PROGRAMS=usc_cqe_old";
+  // Completion tracking is required: a rejected completion program ends the run.
+  const std::string forced = "URINGSCOPE_FORCE_PROGRAMS=" + mismatched_completion_program();
   auto r = harness::run({"env", forced, kUringscope, "-a", "-d", "1"});
   EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_NE(r.err.find("verifier"), std::string::npos) << r.err;
@@ -294,6 +302,23 @@ TEST_F(Spine, AVerifierRejectionIsOneLineAndVerboseShowsTheLog) {
   auto verbose = harness::run({"env", forced, kUringscope, "-v", "-a", "-d", "1"});
   EXPECT_EQ(verbose.status, 1);
   EXPECT_NE(verbose.err.find("PROG LOAD LOG"), std::string::npos) << verbose.err;
+}
+
+TEST_F(Spine, AnOptionalProgramTheVerifierRejectsCostsOnlyItsFeature) {
+  // The 5.18-5.19 punt program reads a 7th argument no 6.x io_uring_queue_async_work has.
+  const std::string json = json_file();
+  auto r = harness::run({"env", "URINGSCOPE_FORCE_PROGRAMS=usc_punt_518", kUringscope,
+                         "--json=" + json, "--", kInject, "clean", "200"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto report = harness::read_json(json);
+  EXPECT_FALSE(report.at("kernel").at("features").at("punt").get<bool>());
+  EXPECT_NE(report.at("kernel").at("feature_detail").at("punt").get<std::string>().find("verifier"),
+            std::string::npos);
+  EXPECT_EQ(report.at("kernel").at("tier"), "legacy");
+  const auto* nop = harness::find_op(report.at("ops"), "NOP");
+  ASSERT_NE(nop, nullptr);
+  EXPECT_EQ(nop->at("submitted").get<long long>(), 200);
+  EXPECT_NE(r.out.find("kernel features off"), std::string::npos) << r.out;
 }
 
 TEST_F(Spine, VersionShowsTierAndFeatures) {

@@ -47,11 +47,11 @@ using BtfPtr = std::unique_ptr<btf, BtfFree>;
 using Bits = std::vector<std::pair<std::string, long long>>;
 
 // Builds a kernel's BTF the way pahole lays it out: tracepoint typedefs
-// `btf_trace_io_uring_<event>` (and `btf_trace_sched_switch`) -> PTR ->
-// FUNC_PROTO(void *, args...), unnamed params.
+// `btf_trace_io_uring_<event>` (and `btf_trace_sched_switch`, `btf_trace_sched_process_fork`)
+// -> PTR -> FUNC_PROTO(void *, args...), unnamed params.
 class KernelBtf {
  public:
-  // Type ids of the argument types the io_uring and sched_switch tracepoints use.
+  // Type ids of the argument types the io_uring and sched tracepoints use.
   struct Types {
     int void_ptr, int_, unsigned_, u8, u32, s32, u64, ull, bool_;
     int req, ctx, cqe, work, sqe, task;
@@ -105,6 +105,16 @@ class KernelBtf {
 
   void add_sched_switch(std::initializer_list<int> args) {
     add_trace_typedef("btf_trace_sched_switch", args);
+  }
+
+  // Also a scheduler event: `btf_trace_sched_process_fork`. Left out when `without` names
+  // "sched_process_fork".
+  void sched_process_fork(std::initializer_list<int> args) {
+    if (!without_.count("sched_process_fork")) add_sched_process_fork(args);
+  }
+
+  void add_sched_process_fork(std::initializer_list<int> args) {
+    add_trace_typedef("btf_trace_sched_process_fork", args);
   }
 
   // A typedef of that name that is not a function pointer (corrupt or foreign BTF).
@@ -181,11 +191,19 @@ void add_sched_switch_515(KernelBtf& k) {
   k.sched_switch({t.bool_, t.task, t.task});
 }
 
+// sched_process_fork(struct task_struct *parent, struct task_struct *child): one shape on
+// every kernel in range.
+void add_sched_process_fork(KernelBtf& k) {
+  const auto& t = k.types();
+  k.sched_process_fork({t.task, t.task});
+}
+
 // The 6.0-6.18 request-event prototypes that kept one shape over the whole range (§1.2):
 // poll_arm(req, mask, events), task_add(req, mask), req_failed(sqe, req, error),
-// short_write(ctx, fpos, wanted, got).
+// short_write(ctx, fpos, wanted, got), file_get(struct io_kiocb *req, int fd).
 void add_60_events(KernelBtf& k) {
   const auto& t = k.types();
+  k.tracepoint("file_get", {t.req, t.int_});
   k.tracepoint("poll_arm", {t.req, t.int_, t.int_});
   k.tracepoint("task_add", {t.req, t.int_});
   k.tracepoint("req_failed", {t.sqe, t.req, t.int_});
@@ -204,8 +222,8 @@ void add_618_tracepoints(KernelBtf& k) {
   k.tracepoint("task_work_run", {t.void_ptr, t.unsigned_});  // 6.9+: no loops
   k.tracepoint("local_work_run", {t.void_ptr, t.int_, t.unsigned_});
   add_sched_switch_518(k);
+  add_sched_process_fork(k);
   // Neighbours the probe must not confuse with the ones it wants.
-  k.tracepoint("file_get", {t.req, t.int_});
   k.tracepoint("link", {t.req, t.req});
   k.tracepoint("cqring_wait", {t.void_ptr, t.int_});
 }
@@ -269,6 +287,7 @@ KernelBtf kernel_6_12(std::set<std::string> without = {}) {
   k.tracepoint("task_work_run", {t.void_ptr, t.unsigned_});  // 6.9+: no loops
   k.tracepoint("local_work_run", {t.void_ptr, t.int_, t.unsigned_});
   add_sched_switch_518(k);
+  add_sched_process_fork(k);
   k.struct_type("bpf_iter__task_file");
   // 6.12: no HYBRID_IOPOLL_STATE yet (6.13), HASH_LOCKED before SUPPORT_NOWAIT: ISREG 29.
   k.anonymous_enum(req_f_bits(
@@ -293,6 +312,7 @@ KernelBtf kernel_6_1() {
   k.tracepoint("task_work_run", {t.void_ptr, t.unsigned_, t.unsigned_});  // 6.0-6.8: loops
   k.tracepoint("local_work_run", {t.void_ptr, t.int_, t.unsigned_});
   add_sched_switch_518(k);
+  add_sched_process_fork(k);
   k.struct_type("bpf_iter__task_file");
   // The reference has no 6.1 column; this is a 6.1-era io_uring_types.h (PARTIAL_IO,
   // CQE32_INIT, HASH_LOCKED), where ISREG lands on 31.
@@ -313,14 +333,17 @@ void add_518_submit(KernelBtf& k) {
 
 // The 5.18-5.19 "consistent" prototypes of the newer features (§1.2, [518], [DS] 5.19):
 // poll_arm(ctx, req, user_data, opcode, mask, events), task_add(ctx, req, user_data,
-// opcode, mask), req_failed(sqe, ctx, req, error). No task_work_run, short_write or
-// local_work_run yet (6.0/6.1); sched_switch already has prev_state.
+// opcode, mask), req_failed(sqe, ctx, req, error), file_get(void *ctx, void *req,
+// ull user_data, int fd). No task_work_run, short_write or local_work_run yet (6.0/6.1);
+// sched_switch already has prev_state.
 void add_518_events(KernelBtf& k) {
   const auto& t = k.types();
   k.tracepoint("poll_arm", {t.void_ptr, t.void_ptr, t.u64, t.u8, t.int_, t.int_});
   k.tracepoint("task_add", {t.void_ptr, t.void_ptr, t.ull, t.u8, t.int_});
   k.tracepoint("req_failed", {t.sqe, t.void_ptr, t.void_ptr, t.int_});
+  k.tracepoint("file_get", {t.void_ptr, t.void_ptr, t.ull, t.int_});
   add_sched_switch_518(k);
+  add_sched_process_fork(k);
 }
 
 KernelBtf kernel_5_19() {
@@ -368,12 +391,15 @@ KernelBtf kernel_5_15() {
   k.tracepoint("complete", {t.void_ptr, t.u64, t.int_, t.unsigned_});
   k.tracepoint("queue_async_work", {t.void_ptr, t.int_, t.void_ptr, t.work, t.unsigned_});
   // 5.15-5.17 order: opcode before user_data; task_add has no req yet. No req_failed
-  // (5.16), and sched_switch has no prev_state (5.18).
+  // (5.16), and sched_switch has no prev_state (5.18). file_get is (void *ctx, int fd):
+  // the 6.0+ arg count, but no request.
   k.tracepoint("poll_arm", {t.void_ptr, t.void_ptr, t.u8, t.u64, t.int_, t.int_});
   k.tracepoint("task_add", {t.void_ptr, t.u8, t.u64, t.int_});
   k.tracepoint("poll_wake", {t.void_ptr, t.u8, t.u64, t.int_});
   k.tracepoint("task_run", {t.void_ptr, t.void_ptr, t.u8, t.u64});
+  k.tracepoint("file_get", {t.void_ptr, t.int_});
   add_sched_switch_515(k);
+  add_sched_process_fork(k);
   k.struct_type("bpf_iter__task_file");
   // No CQE_SKIP before 5.17 (§2.3). Internal bits: v5.15 fs/io_uring.c (not in the
   // reference), where ISREG is 23 (24 on 5.15.y stables that backported PARTIAL_IO).
@@ -410,15 +436,17 @@ Flags feature_flags(const KernelSupport& s) {
   return flags;
 }
 
-const Strings kFeatureOrder = {"submit",     "complete",    "punt",       "create",   "overflow",
-                               "fd_walk",    "enter",       "poll_arm",   "task_add", "task_work",
-                               "local_work", "short_write", "req_failed", "io_threads"};
+const Strings kFeatureOrder = {"submit",     "complete",    "punt",       "create",     "overflow",
+                               "fd_walk",    "enter",       "poll_arm",   "task_add",   "task_work",
+                               "local_work", "short_write", "req_failed", "io_threads", "file_get",
+                               "fork"};
 
 // Everything a 6.14-6.18 kernel loads, in feature order.
 const Strings kPrograms618 = {
-    "usc_sub_req",  "usc_cqe",         "usc_punt",       "usc_create", "usc_cqe_ovf",
+    "usc_sub_req",  "usc_cqe",         "usc_punt",       "usc_create",   "usc_cqe_ovf",
     "usc_ring_fds", "usc_enter",       "usc_poll_arm",   "usc_task_add", "usc_tw_run",
-    "usc_local_tw", "usc_short_write", "usc_req_failed", "usc_sched"};
+    "usc_local_tw", "usc_short_write", "usc_req_failed", "usc_sched",    "usc_file_get",
+    "usc_fork"};
 
 // `programs` without the named ones; a name that is not there is a mistake in the test.
 Strings minus(Strings programs, std::initializer_list<std::string_view> drop) {
@@ -432,7 +460,7 @@ Strings minus(Strings programs, std::initializer_list<std::string_view> drop) {
   return programs;
 }
 
-// Flags(14, true) with the named features off.
+// Flags(16, true) with the named features off.
 Flags all_on_but(std::initializer_list<std::string_view> off) {
   Flags flags(kFeatureOrder.size(), true);
   for (std::string_view name : off) {
@@ -481,10 +509,15 @@ TEST(ProbeKernel, Linux618) {
   EXPECT_EQ(s.programs,
             (Strings{"usc_sub_req", "usc_cqe", "usc_punt", "usc_create", "usc_cqe_ovf",
                      "usc_ring_fds", "usc_enter", "usc_poll_arm", "usc_task_add", "usc_tw_run",
-                     "usc_local_tw", "usc_short_write", "usc_req_failed", "usc_sched"}));
+                     "usc_local_tw", "usc_short_write", "usc_req_failed", "usc_sched",
+                     "usc_file_get", "usc_fork"}));
   EXPECT_EQ(s.programs, kPrograms618);
+  EXPECT_EQ(feature_names(s),
+            (Strings{"submit", "complete", "punt", "create", "overflow", "fd_walk", "enter",
+                     "poll_arm", "task_add", "task_work", "local_work", "short_write",
+                     "req_failed", "io_threads", "file_get", "fork"}));
   EXPECT_EQ(feature_names(s), kFeatureOrder);
-  EXPECT_EQ(feature_flags(s), Flags(14, true));
+  EXPECT_EQ(feature_flags(s), Flags(16, true));
   EXPECT_EQ(s.req_bits, bits(4, 6, 30));
   EXPECT_EQ(feature(s, "submit").detail, "io_uring_submit_req(req), 6.4+ shape");
   EXPECT_TRUE(contains(feature(s, "complete").detail, "6.13+"));
@@ -497,6 +530,9 @@ TEST(ProbeKernel, Linux618) {
   EXPECT_EQ(feature(s, "req_failed").detail,
             "io_uring_req_failed(sqe, req, error), 6.0+ shape");
   EXPECT_TRUE(contains(feature(s, "io_threads").detail, "sched_switch(preempt, prev, next"));
+  EXPECT_EQ(feature(s, "file_get").detail,
+            "io_uring_file_get(req, fd), 6.0+ shape (used by --trace)");
+  EXPECT_EQ(feature(s, "fork").detail, "sched_process_fork(parent, child) (used by -f)");
 }
 
 TEST(ProbeKernel, Linux612) {
@@ -508,11 +544,14 @@ TEST(ProbeKernel, Linux612) {
   EXPECT_EQ(s.programs,
             (Strings{"usc_sub_req", "usc_cqe_req", "usc_punt", "usc_create", "usc_cqe_ovf",
                      "usc_ring_fds", "usc_enter", "usc_poll_arm", "usc_task_add", "usc_tw_run",
-                     "usc_local_tw", "usc_short_write", "usc_req_failed", "usc_sched"}));
-  EXPECT_EQ(feature_flags(s), Flags(14, true));
+                     "usc_local_tw", "usc_short_write", "usc_req_failed", "usc_sched",
+                     "usc_file_get", "usc_fork"}));
+  EXPECT_EQ(feature_flags(s), Flags(16, true));
   EXPECT_EQ(s.req_bits, bits(4, 6, 29));
   EXPECT_TRUE(contains(feature(s, "complete").detail, "5.19-6.12"));
   EXPECT_TRUE(contains(feature(s, "task_work").detail, "6.9+"));
+  EXPECT_TRUE(contains(feature(s, "file_get").detail, "io_uring_file_get(req, fd), 6.0+ shape"));
+  EXPECT_TRUE(contains(feature(s, "fork").detail, "sched_process_fork(parent, child)"));
 }
 
 TEST(ProbeKernel, Linux61) {
@@ -524,14 +563,18 @@ TEST(ProbeKernel, Linux61) {
   EXPECT_EQ(s.programs,
             (Strings{"usc_sub_sqe", "usc_cqe_req", "usc_punt", "usc_create", "usc_cqe_ovf",
                      "usc_ring_fds", "usc_enter", "usc_poll_arm", "usc_task_add", "usc_tw_run",
-                     "usc_local_tw", "usc_short_write", "usc_req_failed", "usc_sched"}));
-  EXPECT_EQ(feature_flags(s), Flags(14, true));
+                     "usc_local_tw", "usc_short_write", "usc_req_failed", "usc_sched",
+                     "usc_file_get", "usc_fork"}));
+  EXPECT_EQ(feature_flags(s), Flags(16, true));
   EXPECT_EQ(s.req_bits, bits(4, 6, 31));
   EXPECT_TRUE(contains(feature(s, "submit").detail, "6.0-6.3"));
   // 6.0-6.8 still pass `loops`: the same program, the other shape.
   EXPECT_EQ(feature(s, "task_work").detail,
             "io_uring_task_work_run(tctx, count, loops), 6.0-6.8 shape");
   EXPECT_TRUE(contains(feature(s, "local_work").detail, "local_work_run(ctx, count, loops)"));
+  // 6.0 is where file_get became (req, fd).
+  EXPECT_EQ(feature(s, "file_get").detail,
+            "io_uring_file_get(req, fd), 6.0+ shape (used by --trace)");
 }
 
 TEST(ProbeKernel, Linux519) {
@@ -543,9 +586,10 @@ TEST(ProbeKernel, Linux519) {
   EXPECT_EQ(s.tier, Tier::Full);
   EXPECT_EQ(s.programs,
             (Strings{"usc_sub_sqe_old", "usc_cqe_req", "usc_punt_518", "usc_create", "usc_cqe_ovf",
-                     "usc_ring_fds", "usc_enter", "usc_poll_arm_old", "usc_sched"}));
+                     "usc_ring_fds", "usc_enter", "usc_poll_arm_old", "usc_sched", "usc_fork"}));
   EXPECT_EQ(feature_flags(s), (Flags{true, true, true, true, true, true, true,  //
-                                     true, false, false, false, false, false, true}));
+                                     true, false, false, false, false, false, true,  //
+                                     false, true}));
   EXPECT_EQ(s.req_bits, bits(4, 6, 29));
   EXPECT_TRUE(contains(feature(s, "submit").detail, "5.18-5.19"));
   EXPECT_TRUE(contains(feature(s, "punt").detail, "5.18-5.19"));
@@ -560,6 +604,11 @@ TEST(ProbeKernel, Linux519) {
   EXPECT_EQ(feature(s, "req_failed").detail,
             "io_uring_req_failed has 4 args: unrecognised prototype; requests rejected before "
             "issue are counted only by their CQE, possibly under the wrong opcode");
+  // (ctx, req, user_data, fd): the request is there, but not first.
+  EXPECT_EQ(feature(s, "file_get").detail,
+            "io_uring_file_get has 4 args without a request first: an older shape; --trace "
+            "cannot show which io-wq worker issued a punted request");
+  EXPECT_EQ(feature(s, "fork").detail, "sched_process_fork(parent, child) (used by -f)");
 }
 
 TEST(ProbeKernel, Linux518) {
@@ -569,10 +618,12 @@ TEST(ProbeKernel, Linux518) {
   EXPECT_EQ(s.punt, PuntShape::Legacy7);
   EXPECT_FALSE(s.overflow);
   EXPECT_EQ(s.tier, Tier::Full);
-  EXPECT_EQ(s.programs, (Strings{"usc_sub_sqe_old", "usc_cqe_req", "usc_punt_518", "usc_create",
-                                 "usc_ring_fds", "usc_enter", "usc_poll_arm_old", "usc_sched"}));
+  EXPECT_EQ(s.programs,
+            (Strings{"usc_sub_sqe_old", "usc_cqe_req", "usc_punt_518", "usc_create",
+                     "usc_ring_fds", "usc_enter", "usc_poll_arm_old", "usc_sched", "usc_fork"}));
   EXPECT_EQ(feature_flags(s), (Flags{true, true, true, true, false, true, true,  //
-                                     true, false, false, false, false, false, true}));
+                                     true, false, false, false, false, false, true,  //
+                                     false, true}));
   EXPECT_EQ(s.req_bits, bits(4, 6, -1));
   EXPECT_TRUE(contains(feature(s, "complete").detail, "5.18 shape"));
   EXPECT_EQ(feature(s, "overflow").detail,
@@ -581,6 +632,11 @@ TEST(ProbeKernel, Linux518) {
   EXPECT_TRUE(contains(feature(s, "req_failed").detail, "io_uring_req_failed has 4 args"));
   // prev_state (5.18+) is a fourth argument the program does not read.
   EXPECT_TRUE(feature(s, "io_threads").enabled);
+  EXPECT_FALSE(feature(s, "file_get").enabled);
+  EXPECT_EQ(feature(s, "file_get").detail,
+            "io_uring_file_get has 4 args without a request first: an older shape; --trace "
+            "cannot show which io-wq worker issued a punted request");
+  EXPECT_TRUE(feature(s, "fork").enabled);
 }
 
 TEST(ProbeKernel, Linux515) {
@@ -593,11 +649,13 @@ TEST(ProbeKernel, Linux515) {
   EXPECT_TRUE(s.fd_walk);
   // No request pointer at completion: usable, but not Full.
   EXPECT_EQ(s.tier, Tier::Legacy);
-  EXPECT_EQ(s.programs, (Strings{"usc_sub_sqe_old", "usc_cqe_old", "usc_punt_515", "usc_create",
-                                 "usc_ring_fds", "usc_enter", "usc_poll_arm_old", "usc_sched"}));
+  EXPECT_EQ(s.programs,
+            (Strings{"usc_sub_sqe_old", "usc_cqe_old", "usc_punt_515", "usc_create",
+                     "usc_ring_fds", "usc_enter", "usc_poll_arm_old", "usc_sched", "usc_fork"}));
   EXPECT_EQ(feature_names(s), kFeatureOrder);
   EXPECT_EQ(feature_flags(s), (Flags{true, true, true, true, false, true, true,  //
-                                     true, false, false, false, false, false, true}));
+                                     true, false, false, false, false, false, true,  //
+                                     false, true}));
   EXPECT_EQ(s.req_bits, bits(4, -1, 23));
   EXPECT_TRUE(contains(feature(s, "submit").detail, "5.15-5.17"));
   EXPECT_TRUE(contains(feature(s, "complete").detail, "5.15-5.17"));
@@ -611,6 +669,11 @@ TEST(ProbeKernel, Linux515) {
             "by their CQE, possibly under the wrong opcode");
   // Three-argument sched_switch (no prev_state before 5.18) is read the same way.
   EXPECT_TRUE(contains(feature(s, "io_threads").detail, "sched_switch(preempt, prev, next"));
+  // (void *ctx, int fd): the 6.0+ count, but a ctx where the request would be.
+  EXPECT_EQ(feature(s, "file_get").detail,
+            "io_uring_file_get has 2 args without a request first: an older shape; --trace "
+            "cannot show which io-wq worker issued a punted request");
+  EXPECT_EQ(feature(s, "fork").detail, "sched_process_fork(parent, child) (used by -f)");
 }
 
 // --- degraded kernels -----------------------------------------------------------------
@@ -747,7 +810,7 @@ TEST(ProbeKernel, CreateAndOverflowNeedFiveArgs) {
   EXPECT_EQ(s.programs,
             (Strings{"usc_sub_req", "usc_cqe", "usc_punt", "usc_enter", "usc_poll_arm",
                      "usc_task_add", "usc_tw_run", "usc_local_tw", "usc_short_write",
-                     "usc_req_failed", "usc_sched"}));
+                     "usc_req_failed", "usc_sched", "usc_file_get", "usc_fork"}));
 }
 
 // --- poll, task work, writes, failures, io threads ------------------------------------
@@ -960,6 +1023,228 @@ TEST(ProbeKernel, NewerFeaturesMissingFromA60Kernel) {
   EXPECT_EQ(s.programs, minus(kPrograms618, {"usc_local_tw"}));
 }
 
+// --- file_get (--trace) and fork (-f) -------------------------------------------------
+
+constexpr std::string_view kFileGetOff =
+    "; --trace cannot show which io-wq worker issued a punted request";
+constexpr std::string_view kForkAbsent =
+    "no sched_process_fork tracepoint: -f cannot follow forked children";
+constexpr std::string_view kForkOff =
+    "sched_process_fork is not (task_struct *parent, task_struct *child): unrecognised "
+    "prototype; -f cannot follow forked children";
+constexpr std::string_view kForkNotProto =
+    "btf_trace_sched_process_fork is not a pointer to a function prototype; -f cannot "
+    "follow forked children";
+
+TEST(ProbeKernel, TwoArgFileGetWithVoidPointerFirstIsOff) {
+  // The 5.15-5.17 shape (void *ctx, int fd) on an otherwise 6.18 kernel: two args like
+  // 6.0+, but no request to read.
+  auto k = kernel_6_18({"file_get"});
+  const auto& t = k.types();
+  k.add_tracepoint("file_get", {t.void_ptr, t.int_});
+  const auto s = probe(k);
+  EXPECT_FALSE(feature(s, "file_get").enabled);
+  EXPECT_EQ(feature(s, "file_get").detail,
+            "io_uring_file_get has 2 args without a request first: an older shape; --trace "
+            "cannot show which io-wq worker issued a punted request");
+  EXPECT_EQ(feature_flags(s), all_on_but({"file_get"}));
+  EXPECT_EQ(s.programs, minus(kPrograms618, {"usc_file_get"}));
+  EXPECT_EQ(s.tier, Tier::Full);
+}
+
+TEST(ProbeKernel, TwoArgFileGetWithAnotherStructPointerFirstIsOff) {
+  // A struct pointer is not enough: it has to be struct io_kiocb.
+  auto k = kernel_6_18({"file_get"});
+  const auto& t = k.types();
+  k.add_tracepoint("file_get", {t.ctx, t.int_});
+  const auto s = probe(k);
+  EXPECT_FALSE(feature(s, "file_get").enabled);
+  EXPECT_TRUE(contains(feature(s, "file_get").detail, "io_uring_file_get has 2 args"));
+  EXPECT_TRUE(contains(feature(s, "file_get").detail, kFileGetOff));
+  EXPECT_EQ(s.programs, minus(kPrograms618, {"usc_file_get"}));
+}
+
+TEST(ProbeKernel, FourArgFileGetIsOff) {
+  // The 5.18-5.19 shape (void *ctx, void *req, ull user_data, int fd).
+  auto k = kernel_6_18({"file_get"});
+  const auto& t = k.types();
+  k.add_tracepoint("file_get", {t.void_ptr, t.void_ptr, t.ull, t.int_});
+  const auto s = probe(k);
+  EXPECT_FALSE(feature(s, "file_get").enabled);
+  EXPECT_EQ(feature(s, "file_get").detail,
+            "io_uring_file_get has 4 args without a request first: an older shape; --trace "
+            "cannot show which io-wq worker issued a punted request");
+  EXPECT_EQ(feature_flags(s), all_on_but({"file_get"}));
+  EXPECT_EQ(s.programs, minus(kPrograms618, {"usc_file_get"}));
+  EXPECT_EQ(s.tier, Tier::Full);
+}
+
+TEST(ProbeKernel, FileGetWithRequestFirstButOtherArgCountsIsOff) {
+  // usc_file_get reads (req, fd); a request first does not make another count readable.
+  for (int args : {1, 3, 4}) {
+    SCOPED_TRACE(args);
+    auto k = kernel_6_18({"file_get"});
+    const auto& t = k.types();
+    if (args == 1)
+      k.add_tracepoint("file_get", {t.req});
+    else if (args == 3)
+      k.add_tracepoint("file_get", {t.req, t.int_, t.unsigned_});
+    else
+      k.add_tracepoint("file_get", {t.req, t.void_ptr, t.ull, t.int_});
+    const auto s = probe(k);
+    EXPECT_FALSE(feature(s, "file_get").enabled);
+    EXPECT_TRUE(contains(feature(s, "file_get").detail,
+                         "io_uring_file_get has " + std::to_string(args) + " args"));
+    EXPECT_TRUE(contains(feature(s, "file_get").detail, kFileGetOff));
+    EXPECT_EQ(feature_flags(s), all_on_but({"file_get"}));
+    EXPECT_EQ(s.programs, minus(kPrograms618, {"usc_file_get"}));
+  }
+}
+
+TEST(ProbeKernel, FileGetRequestBehindTypedefsAndConstIsOn) {
+  // `typedef const struct io_kiocb kiocb_t; typedef kiocb_t *kiocb_ptr_t;` is still a
+  // struct io_kiocb *: wrappers must not hide the struct.
+  auto k = kernel_6_18({"file_get"});
+  const auto& t = k.types();
+  const int kiocb = btf__find_by_name_kind(k.raw(), "io_kiocb", BTF_KIND_STRUCT);
+  ASSERT_GT(kiocb, 0);
+  const int const_kiocb = k.checked(btf__add_const(k.raw(), kiocb));
+  const int kiocb_t = k.checked(btf__add_typedef(k.raw(), "kiocb_t", const_kiocb));
+  const int ptr = k.checked(btf__add_ptr(k.raw(), kiocb_t));
+  const int ptr_t = k.checked(btf__add_typedef(k.raw(), "kiocb_ptr_t", ptr));
+  k.add_tracepoint("file_get", {ptr_t, t.int_});
+  const auto s = probe(k);
+  EXPECT_TRUE(feature(s, "file_get").enabled);
+  EXPECT_EQ(feature(s, "file_get").detail,
+            "io_uring_file_get(req, fd), 6.0+ shape (used by --trace)");
+  EXPECT_EQ(s.programs, kPrograms618);
+}
+
+TEST(ProbeKernel, KernelWithoutFileGetLosesOnlyFileGet) {
+  const auto s = probe(kernel_6_18({"file_get"}));
+  EXPECT_FALSE(feature(s, "file_get").enabled);
+  EXPECT_EQ(feature(s, "file_get").detail,
+            "no io_uring_file_get tracepoint: --trace cannot show which io-wq worker issued a "
+            "punted request");
+  EXPECT_EQ(feature_flags(s), all_on_but({"file_get"}));
+  EXPECT_EQ(s.programs,
+            (Strings{"usc_sub_req", "usc_cqe", "usc_punt", "usc_create", "usc_cqe_ovf",
+                     "usc_ring_fds", "usc_enter", "usc_poll_arm", "usc_task_add", "usc_tw_run",
+                     "usc_local_tw", "usc_short_write", "usc_req_failed", "usc_sched",
+                     "usc_fork"}));
+  EXPECT_EQ(s.tier, Tier::Full);
+}
+
+TEST(ProbeKernel, FileGetTypedefToNonPointer) {
+  auto k = kernel_6_18({"file_get"});
+  k.bogus_tracepoint("file_get", k.types().int_);
+  const auto s = probe(k);
+  EXPECT_FALSE(feature(s, "file_get").enabled);
+  EXPECT_EQ(feature(s, "file_get").detail,
+            "btf_trace_io_uring_file_get is not a pointer to a function prototype: unrecognised "
+            "prototype; --trace cannot show which io-wq worker issued a punted request");
+  EXPECT_EQ(s.programs, minus(kPrograms618, {"usc_file_get"}));
+}
+
+TEST(ProbeKernel, KernelWithoutSchedProcessForkLosesOnlyFork) {
+  const auto full = probe(kernel_6_18());
+  const auto s = probe(kernel_6_18({"sched_process_fork"}));
+  EXPECT_FALSE(feature(s, "fork").enabled);
+  EXPECT_EQ(feature(s, "fork").detail,
+            kForkAbsent);
+  EXPECT_EQ(feature_flags(s), all_on_but({"fork"}));
+  EXPECT_EQ(s.programs,
+            (Strings{"usc_sub_req", "usc_cqe", "usc_punt", "usc_create", "usc_cqe_ovf",
+                     "usc_ring_fds", "usc_enter", "usc_poll_arm", "usc_task_add", "usc_tw_run",
+                     "usc_local_tw", "usc_short_write", "usc_req_failed", "usc_sched",
+                     "usc_file_get"}));
+  // Everything else exactly as on the complete kernel.
+  EXPECT_EQ(s.tier, Tier::Full);
+  EXPECT_EQ(s.submit, full.submit);
+  EXPECT_EQ(s.complete, full.complete);
+  EXPECT_EQ(s.punt, full.punt);
+  EXPECT_EQ(s.req_bits, full.req_bits);
+  EXPECT_EQ(feature_names(s), kFeatureOrder);
+  ASSERT_EQ(s.features.size(), full.features.size());
+  for (size_t i = 0; i < s.features.size(); ++i) {
+    if (s.features[i].name == "fork") continue;
+    SCOPED_TRACE(s.features[i].name);
+    EXPECT_EQ(s.features[i].name, full.features[i].name);
+    EXPECT_EQ(s.features[i].enabled, full.features[i].enabled);
+    EXPECT_EQ(s.features[i].detail, full.features[i].detail);
+  }
+}
+
+TEST(ProbeKernel, SchedProcessForkWithNonTaskStructArgsIsOff) {
+  using T = KernelBtf::Types;
+  struct Case {
+    const char* what;
+    int T::*parent;
+    int T::*child;
+  };
+  for (const Case& c : {Case{"void *, void *", &T::void_ptr, &T::void_ptr},
+                        Case{"task_struct *, void *", &T::task, &T::void_ptr},
+                        Case{"void *, task_struct *", &T::void_ptr, &T::task},
+                        Case{"io_ring_ctx *, io_ring_ctx *", &T::ctx, &T::ctx},
+                        Case{"task_struct *, int", &T::task, &T::int_}}) {
+    SCOPED_TRACE(c.what);
+    auto k = kernel_6_18({"sched_process_fork"});
+    const auto& t = k.types();
+    k.add_sched_process_fork({t.*c.parent, t.*c.child});
+    const auto s = probe(k);
+    EXPECT_FALSE(feature(s, "fork").enabled);
+    EXPECT_EQ(feature(s, "fork").detail, kForkOff);
+    EXPECT_EQ(feature_flags(s), all_on_but({"fork"}));
+    EXPECT_EQ(s.programs, minus(kPrograms618, {"usc_fork"}));
+  }
+}
+
+TEST(ProbeKernel, SchedProcessForkWithOtherArgCountsIsOff) {
+  for (int args : {1, 3}) {
+    SCOPED_TRACE(args);
+    auto k = kernel_6_18({"sched_process_fork"});
+    const auto& t = k.types();
+    if (args == 1)
+      k.add_sched_process_fork({t.task});
+    else
+      k.add_sched_process_fork({t.task, t.task, t.task});
+    const auto s = probe(k);
+    EXPECT_FALSE(feature(s, "fork").enabled);
+    EXPECT_EQ(feature(s, "fork").detail, kForkOff);
+    EXPECT_EQ(s.programs, minus(kPrograms618, {"usc_fork"}));
+  }
+}
+
+TEST(ProbeKernel, SchedProcessForkIsNotAnIoUringTracepoint) {
+  auto k = kernel_6_18({"sched_process_fork"});
+  const auto& t = k.types();
+  k.add_tracepoint("sched_process_fork", {t.task, t.task});
+  const auto s = probe(k);
+  EXPECT_FALSE(feature(s, "fork").enabled);
+  EXPECT_EQ(feature(s, "fork").detail, kForkAbsent);
+  EXPECT_EQ(s.programs, minus(kPrograms618, {"usc_fork"}));
+}
+
+TEST(ProbeKernel, SchedProcessForkTypedefToNonPointer) {
+  auto k = kernel_6_18({"sched_process_fork"});
+  k.checked(btf__add_typedef(k.raw(), "btf_trace_sched_process_fork", k.types().task));
+  const auto s = probe(k);
+  EXPECT_FALSE(feature(s, "fork").enabled);
+  EXPECT_EQ(feature(s, "fork").detail, kForkNotProto);
+  EXPECT_EQ(s.programs, minus(kPrograms618, {"usc_fork"}));
+}
+
+TEST(ProbeKernel, FileGetAndForkDoNotDecideTheTier) {
+  // Both off on a 6.18 kernel: still Full, and the 14 older features unchanged.
+  const auto s = probe(kernel_6_18({"file_get", "sched_process_fork"}));
+  EXPECT_EQ(s.tier, Tier::Full);
+  EXPECT_EQ(feature_flags(s), all_on_but({"file_get", "fork"}));
+  EXPECT_EQ(s.programs,
+            (Strings{"usc_sub_req", "usc_cqe", "usc_punt", "usc_create", "usc_cqe_ovf",
+                     "usc_ring_fds", "usc_enter", "usc_poll_arm", "usc_task_add", "usc_tw_run",
+                     "usc_local_tw", "usc_short_write", "usc_req_failed", "usc_sched"}));
+}
+
 // --- odd BTF ----------------------------------------------------------------------------
 
 TEST(ProbeKernel, TracepointTypedefToNonPointer) {
@@ -999,7 +1284,8 @@ TEST(ProbeKernel, EmptyBtfIsUnsupported) {
   EXPECT_EQ(s.punt, PuntShape::None);
   EXPECT_EQ(s.tier, Tier::Unsupported);
   EXPECT_EQ(feature_flags(s), (Flags{false, false, false, false, false, false, true,  //
-                                     false, false, false, false, false, false, false}));
+                                     false, false, false, false, false, false, false,  //
+                                     false, false}));
   EXPECT_EQ(s.programs, Strings{"usc_enter"});
   EXPECT_EQ(s.req_bits, bits(-1, -1, -1));
   EXPECT_EQ(feature(s, "poll_arm").detail,
@@ -1010,6 +1296,11 @@ TEST(ProbeKernel, EmptyBtfIsUnsupported) {
   EXPECT_EQ(feature(s, "io_threads").detail,
             "no sched_switch tracepoint: SQPOLL sleeps and io-wq workers are not seen (no SQPOLL "
             "or WORKERS finding)");
+  EXPECT_EQ(feature(s, "file_get").detail,
+            "no io_uring_file_get tracepoint: --trace cannot show which io-wq worker issued a "
+            "punted request");
+  EXPECT_EQ(feature(s, "fork").detail,
+            kForkAbsent);
 }
 
 TEST(ProbeKernel, NullBtf) {
@@ -1026,6 +1317,11 @@ TEST(ProbeKernel, NullBtf) {
     EXPECT_FALSE(f.enabled) << f.name;
     EXPECT_TRUE(contains(f.detail, "no kernel BTF")) << f.name;
   }
+  EXPECT_EQ(feature(s, "file_get").detail,
+            "no kernel BTF (/sys/kernel/btf/vmlinux): --trace cannot show which io-wq worker "
+            "issued a punted request");
+  EXPECT_EQ(feature(s, "fork").detail,
+            "no kernel BTF (/sys/kernel/btf/vmlinux): -f cannot follow forked children");
 }
 
 // --- REQ_F_*_BIT lookup -----------------------------------------------------------------
@@ -1109,9 +1405,13 @@ TEST(KernelInfo, FullTierFromProbe) {
   const KernelInfo info = kernel_info(probe(kernel_6_18()), "6.18.0");
   EXPECT_EQ(info.release, "6.18.0");
   EXPECT_EQ(info.tier, "full");
-  ASSERT_EQ(info.features.size(), 14u);
+  ASSERT_EQ(info.features.size(), 16u);
   EXPECT_EQ(info.features[13].name, "io_threads");
   EXPECT_TRUE(info.features[13].enabled);
+  EXPECT_EQ(info.features[14].name, "file_get");
+  EXPECT_TRUE(info.features[14].enabled);
+  EXPECT_EQ(info.features[15].name, "fork");
+  EXPECT_TRUE(info.features[15].enabled);
 }
 
 }  // namespace

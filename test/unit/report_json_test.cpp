@@ -219,12 +219,19 @@ TEST_F(ReportJson, ToolStats) {
                                       {"enter_no_ring", 0},
                                       {"overflow_no_req", 0},
                                       {"errno_full", 0},
-                                      {"threads_full", 0}}));
+                                      {"threads_full", 0},
+                                      {"trace_drops", 0}}));
   snap.tool.errno_full = 4;
   snap.tool.threads_full = 1;
-  const Json t = render_json(snap, findings).at("tool_stats");
+  snap.tool.trace_drops = 7;
+  const Json report = render_json(snap, findings);
+  const Json& t = report.at("tool_stats");
   EXPECT_EQ(t.at("errno_full").get<uint64_t>(), 4u);
   EXPECT_EQ(t.at("threads_full").get<uint64_t>(), 1u);
+  EXPECT_EQ(t.at("trace_drops").get<uint64_t>(), 7u);
+  // The run's trace drops are the contract's counters.trace_rb_drops; rings keep 0.
+  EXPECT_EQ(report.at("counters").at("trace_rb_drops").get<uint64_t>(), 7u);
+  EXPECT_EQ(report.at("rings").at(0).at("counters").at("trace_rb_drops").get<uint64_t>(), 0u);
 }
 
 TEST_F(ReportJson, Findings) {
@@ -582,7 +589,7 @@ const std::set<std::string> kKeyPaths = {
     "workers", "workers[]", "workers[].pid", "workers[].distinct",
     "tool_stats", "tool_stats.rings_full", "tool_stats.opstats_full",
     "tool_stats.op_out_of_range", "tool_stats.enter_no_ring", "tool_stats.overflow_no_req",
-    "tool_stats.errno_full", "tool_stats.threads_full",
+    "tool_stats.errno_full", "tool_stats.threads_full", "tool_stats.trace_drops",
     "hazards", "hazards.available",
     "end_to_end", "end_to_end.available",
     "findings", "findings[]", "findings[].tag", "findings[].severity", "findings[].ring",

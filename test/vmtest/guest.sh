@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The test run inside a test/vmtest guest (run.sh starts it; it runs as root in a chroot of
-# the host's root, read-only, with /tmp a fresh tmpfs). Also usable on any machine as root:
+# the host's root, read-only, with a fresh ext4 /tmp). Also usable on any machine as root:
 #
 #   test/vmtest/guest.sh --kernel NAME --build DIR --results DIR [--steps LIST]
 #
@@ -8,16 +8,18 @@
 #   --build DIR    the build tree (uringscope, test/kernel_tests, test/faults/inject)
 #   --results DIR  writable dir for logs, version-NAME.txt, effectiveness-NAME.md and
 #                  summary.txt
-#   --steps LIST   comma-separated subset of version,kernel,faults (default: all)
+#   --steps LIST   comma-separated subset of version,load,kernel,faults (default: all)
+#                  Env: VMTEST_KERNEL_TESTS_TIMEOUT, VMTEST_FAULTS_TIMEOUT (s, default 1200)
 #   --no-summary   write the summary to RESULTS/summary.txt only (run.sh prints it)
 #   --plan FILE    only print which tests and scenarios would be skipped on a kernel whose
 #                  `uringscope --version` output is FILE (its `kernel` line stands for
 #                  uname -r), and exit; needs --build for the test list, not --results
 #
 # Steps: (version) uname -r and every tier/feature line of `uringscope --version` must be
-# what test/kernels.txt says; (kernel) build/test/kernel_tests, minus the tests whose needs
-# (test/vmtest/requirements.txt) the kernel does not meet; (faults) test/faults/run.sh,
-# minus the scenarios whose needs are not met. Skipped tests are listed, never counted as
+# what test/kernels.txt says; (load) `uringscope -v -- true` must load and attach, else
+# the verifier's reason per rejected program is shown; (kernel) build/test/kernel_tests,
+# minus the tests whose needs (test/vmtest/requirements.txt) the kernel does not meet;
+# (faults) test/faults/run.sh, minus the scenarios whose needs are not met. Skipped tests are listed, never counted as
 # passed. Prints a summary (also to RESULTS/summary.txt); exits 1 if anything failed.
 set -uo pipefail
 
@@ -26,7 +28,7 @@ root=$(cd "$here/../.." && pwd)
 kernel=
 build=$root/build
 results=
-steps=version,kernel,faults
+steps=version,load,kernel,faults
 print_summary=1
 plan=
 kernel_timeout=${VMTEST_KERNEL_TESTS_TIMEOUT:-1200}
@@ -71,7 +73,7 @@ section() {
     on' "$matrix"
 }
 
-declare -A feat_state feat_detail
+declare -A feat_state=() feat_detail=()
 tier=
 release=$(uname -r)
 
@@ -95,27 +97,27 @@ version_ge() {  # A >= B, version strings
 
 # The needs in `$@` that this kernel does not meet, space-separated (empty: all met).
 unmet() {
-  local need out=() feature text
+  local need missing=() feature text
   for need in "$@"; do
     case $need in
       tier=*)
-        [[ $tier == "${need#tier=}" ]] || out+=("$need (tier is ${tier:-unknown})") ;;
+        [[ $tier == "${need#tier=}" ]] || missing+=("$need (tier is ${tier:-unknown})") ;;
       kernel\>=*)
-        version_ge "${release%%-*}" "${need#kernel>=}" || out+=("$need (uname -r is $release)") ;;
+        version_ge "${release%%-*}" "${need#kernel>=}" || missing+=("$need (uname -r is $release)") ;;
       *~*)
         feature=${need%%~*} text=${need#*~}
         if [[ ${feat_state[$feature]:-} != on ]]; then
-          out+=("$feature (off: ${feat_detail[$feature]:-not reported})")
+          missing+=("$feature (off: ${feat_detail[$feature]:-not reported})")
         elif [[ ${feat_detail[$feature]} != *"$text"* ]]; then
-          out+=("$feature~$text (shape in use: ${feat_detail[$feature]})")
+          missing+=("$feature~$text (shape in use: ${feat_detail[$feature]})")
         fi ;;
       *)
         [[ ${feat_state[$need]:-} == on ]] ||
-          out+=("$need (off: ${feat_detail[$need]:-not reported})") ;;
+          missing+=("$need (off: ${feat_detail[$need]:-not reported})") ;;
     esac
   done
   local joined=
-  for need in "${out[@]}"; do joined+=${joined:+; }$need; done
+  for need in "${missing[@]}"; do joined+=${joined:+; }$need; done
   echo "$joined"
 }
 
@@ -180,6 +182,30 @@ step_version() {
     note "ok   version: tier $tier, ${#seen[@]} features exactly as test/kernels.txt [$kernel] ($(secs "$t0" "$(now)") s)"
   note "     on:  $(printf '%s\n' "${on[@]}" | sort | tr '\n' ' ')"
   ((${#off[@]})) && note "     off: $(printf '%s\n' "${off[@]}" | sort | tr '\n' ' ')"
+  return 0
+}
+
+# --- step 2: one run, to see the programs load -----------------------------------------
+
+# Every test below starts uringscope; if the verifier refuses the object, they all fail
+# for that one reason. Say it once, with the verifier's complaint per program.
+step_load() {
+  banner "load: uringscope -v -- true"
+  local t0 out=$results/load.log
+  t0=$(now)
+  if "$uringscope" -v -- true >/dev/null 2>"$out"; then
+    note "ok   load: every selected program loaded and attached ($(secs "$t0" "$(now)") s)"
+    return
+  fi
+  cat "$out"
+  fail "load: $(grep '^uringscope:' "$out" | tail -1)"
+  # libbpf: "prog 'NAME': BPF program load failed", then the log; its last line before
+  # "processed N insns" is the verifier's reason.
+  while IFS= read -r l; do note "$l"; done < <(awk '
+    /prog .*: BPF program load failed/ { match($0, /prog '\''[^'\'']*'\''/); prog = substr($0, RSTART + 6, RLENGTH - 7) }
+    /^processed [0-9]+ insns/ && prog != "" { print "       " prog " rejected: " last; prog = "" }
+    NF { last = $0 }' "$out")
+  return 0
 }
 
 # Without a --version (step skipped or failed) nothing can be decided: everything runs.
@@ -190,7 +216,7 @@ ensure_features() {
   parse_version "$out"
 }
 
-# --- step 2: the kernel tier of the test suite ------------------------------------------
+# --- step 3: the kernel tier of the test suite ------------------------------------------
 
 step_kernel_tests() {
   banner "kernel tier: build/test/kernel_tests"
@@ -251,15 +277,16 @@ step_kernel_tests() {
           on && index($0, "[  FAILED  ] " t " (") == 1 { exit }
           on && NF' "$log" | grep -v '^\[' | head -8 | sed 's/^/         | /')
     done
-    ((shown > 5)) && note "       (messages of the failures after the first 5: $log)"
+    ((shown > 5)) && note "       (messages of the failures after the first 5: kernel_tests.log)"
   else
     note "ok   kernel tests: $passed passed, 0 failed, ${#skipped[@]} skipped ($took s)"
   fi
   local s
   for s in "${skipped[@]}"; do note "     skipped $s"; done
+  return 0
 }
 
-# --- step 3: the fault scenarios ---------------------------------------------------------
+# --- step 4: the fault scenarios ---------------------------------------------------------
 
 step_faults() {
   banner "fault scenarios: test/faults/run.sh"
@@ -321,6 +348,7 @@ step_faults() {
   fi
   local s
   for s in "${skipped[@]}"; do note "     skipped $s"; done
+  return 0
 }
 
 # --- run --------------------------------------------------------------------------------
@@ -347,9 +375,13 @@ for tool in "$uringscope" "$kernel_tests" "$inject"; do
   [[ -x $tool ]] || { fail "missing $tool (build it first)"; }
 done
 if ((failures == 0)); then
-  has_step version && step_version
-  has_step kernel && step_kernel_tests
-  has_step faults && step_faults
+  # A step that dies half-way (a shell error) must not read as a pass.
+  for step in version load kernel faults; do
+    has_step $step || continue
+    fn=step_$step
+    [[ $step == kernel ]] && fn=step_kernel_tests
+    $fn || fail "$step: the step itself failed (status $?): see the log above"
+  done
 fi
 dmesg >"$results/dmesg.txt" 2>/dev/null
 oops='BUG: |WARNING: CPU: |Oops: |general protection fault|Kernel panic|kernel BUG at'

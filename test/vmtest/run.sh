@@ -9,7 +9,7 @@
 #   --build DIR           build tree to test (default: build/ of this checkout); it must
 #                         have uringscope, test/kernel_tests and test/faults/inject
 #   --results DIR         where logs and reports go (default: a new /tmp/uringscope-vmtest-*)
-#   --steps LIST          version,kernel,faults or a subset (default: all three)
+#   --steps LIST          version,load,kernel,faults or a subset (default: all)
 #   --timeout SECONDS     kill the guest after this long (default 2400)
 #   --accel auto|tcg|kvm  default auto: KVM only if cpuinfo has vmx/svm and a trial boot
 #                         under KVM works, else TCG (multi-threaded, -cpu max)
@@ -39,7 +39,7 @@ matrix=$root/test/kernels.txt
 cache=${URINGSCOPE_VMTEST_CACHE:-/var/cache/uringscope-vmtest}
 build=$root/build
 results=
-steps=version,kernel,faults
+steps=version,load,kernel,faults
 timeout_s=2400
 accel=auto
 prepare_only=0
@@ -125,7 +125,7 @@ phase "host packages"
 
 # --- the kernel ---------------------------------------------------------------------------
 
-kdir=$cache/$pkg\_$pkg_version
+kdir=$cache/${pkg}_$pkg_version
 kroot=$kdir/root
 if [[ ! -e $kdir/unpacked ]]; then
   rm -rf "$kdir"
@@ -267,9 +267,15 @@ else
 fi
 chmod 755 "$results"
 guest_scratch=/tmp/vmtest-results
+# The guest gets fresh /tmp and /run: a build tree there, and the source tree it was
+# built from (the tests read files of it, e.g. docs/json.schema.json), are bound back in.
 keep=()
-for path in "$build"; do
-  case $path/ in /tmp/*|/run/*) keep+=("$path") ;; esac
+source_dir=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
+for path in $source_dir "$build"; do
+  case $path/ in /tmp/*|/run/*) ;; *) continue ;; esac
+  covered=0
+  for k in "${keep[@]}"; do [[ $path/ == "$k"/* ]] && covered=1; done
+  ((covered)) || keep+=("$path")
 done
 {
   echo "GUEST_SCRATCH=$guest_scratch"
@@ -297,6 +303,7 @@ make_tmp_disk() {  # dir
 }
 
 qemu=()
+# shellcheck disable=SC2054  # commas inside qemu options, not array separators
 qemu_args() {  # accel (kvm|tcg), results dir -> the qemu command line in ${qemu[@]}
   local a=$1 dir=$2
   qemu=(qemu-system-x86_64 -nodefaults -no-user-config -nographic -no-reboot -machine pc)
@@ -323,7 +330,8 @@ pick_accel() {
   if [[ $accel != auto ]]; then echo "$accel (forced with --accel)"; return; fi
   if ! grep -qwE 'vmx|svm' /proc/cpuinfo; then echo "tcg (cpuinfo has no vmx/svm)"; return; fi
   if [[ ! -w /dev/kvm ]]; then echo "tcg (no usable /dev/kvm)"; return; fi
-  local verdict=$cache/kvm-trial-$kver-$(uname -r)
+  local verdict
+  verdict=$cache/kvm-trial-$kver-$(uname -r)
   if [[ ! -e $verdict ]]; then
     local trial
     trial=$(mktemp -d)

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: (GPL-2.0-only OR BSD-3-Clause)
+/*
+ * --trace only: the moment a request is picked up to be issued. io_uring_file_get fires
+ * when the issuing thread assigns the request's file (since 5.18 at issue time, so for a
+ * punted request inside the io-wq worker that runs it): the worker's tid is what puts
+ * the request on its track. Fixed files emit nothing, and 5.15-5.17 fire it at submit.
+ *
+ *   usc_file_get  io_uring_file_get(req, fd)   6.0+
+ */
+#include "state.bpf.h"
+#include "trace.bpf.h"
+#include <bpf/bpf_tracing.h>
+
+SEC("tp_btf/io_uring_file_get")
+int BPF_PROG(usc_file_get, struct io_kiocb *req, int fd)
+{
+	struct us_inflight *w = inflight_find(tp_arg_bits(ctx, 0));
+	struct us_trace_args t = { .kind = US_TR_ISSUE };
+
+	if (!trace_on || !w)
+		return 0;
+	t.req = w->req;
+	t.user_data = w->user_data;
+	t.ring = w->ring;
+	t.opcode = w->opcode;
+	trace_emit(&t);
+	return 0;
+}

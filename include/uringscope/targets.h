@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+// The processes a run watches: a command uringscope starts, pids given with -p, or
+// everything (-a).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "uringscope/options.h"
+#include "uringscope/process.h"
+#include "uringscope/signals.h"
+#include "uringscope/snapshot.h"
+
+namespace uringscope {
+
+struct Targets {
+  std::optional<Child> child;
+  std::vector<WatchedProcess> processes;
+  TargetInfo info;
+};
+
+// Filled in place: a Child is neither copyable nor movable. Throws Error for a command
+// that does not exist or a pid that does not.
+void open_targets(const Options& opts, const SignalChannel& signals, Targets& t);
+
+// Every watched pid must still be alive once we are attached; otherwise there is
+// nothing to watch and an empty report would mislead. Throws Error.
+void check_still_running(const Targets& t);
+
+// Passes a SIGINT/SIGTERM/SIGHUP on to the command unless the terminal already sent it
+// to the whole process group.
+void pass_on(const signalfd_siginfo& info, const Targets& t);
+
+// After the report: the command keeps running unwatched until it exits; its status is
+// the run's. Signals sent to us in the meantime are passed on.
+int wait_for_command(const SignalChannel& signals, Child& child);
+
+// "running ./app (pid 12)", "watching 12 (app), 13 (db)", "watching every process".
+std::string describe_targets(const Targets& t);
+
+}  // namespace uringscope
