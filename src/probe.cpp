@@ -122,6 +122,36 @@ struct Choice {
   std::string_view program;  // empty when the feature is off
 };
 
+// Most tracepoints are told apart by their argument count alone: the shapes that exist,
+// each with the program that reads it; a missing tracepoint is `none`, a count not in
+// the list `unrecognised`.
+template <typename Shape>
+struct ShapeByArgs {
+  int args;
+  Shape shape;
+  std::string_view detail;
+  std::string_view program;
+};
+
+template <typename Shape>
+Choice<Shape> choose_shape(const btf* vmlinux, std::string_view event,
+                           std::initializer_list<ShapeByArgs<Shape>> shapes, Shape none,
+                           Shape unrecognised, std::string_view absent, std::string_view loss) {
+  const Prototype tp = find_tracepoint(vmlinux, event);
+  switch (tp.status) {
+    case Prototype::Status::Absent:
+      return {none, join(absent, loss), {}};
+    case Prototype::Status::Malformed:
+      return {unrecognised, malformed_reason(event, loss), {}};
+    case Prototype::Status::Found:
+      break;
+  }
+  for (const ShapeByArgs<Shape>& s : shapes) {
+    if (s.args == tp.args) return {s.shape, std::string(s.detail), s.program};
+  }
+  return {unrecognised, arg_count_reason(event, tp.args, loss), {}};
+}
+
 Choice<SubmitShape> choose_submit(const btf* vmlinux) {
   constexpr auto kOff = SubmitShape::Unrecognised;
   const Prototype req = find_tracepoint(vmlinux, "submit_req");
@@ -167,150 +197,87 @@ Choice<SubmitShape> choose_submit(const btf* vmlinux) {
 }
 
 Choice<CompleteShape> choose_complete(const btf* vmlinux) {
-  constexpr auto kOff = CompleteShape::Unrecognised;
-  const Prototype tp = find_tracepoint(vmlinux, "complete");
-  switch (tp.status) {
-    case Prototype::Status::Absent:
-      return {CompleteShape::None, join("no io_uring_complete tracepoint", kCompleteLoss), {}};
-    case Prototype::Status::Malformed:
-      return {kOff, malformed_reason("complete", kCompleteLoss), {}};
-    case Prototype::Status::Found:
-      break;
-  }
-  switch (tp.args) {
-    case 3:
-      return {CompleteShape::Cqe, "io_uring_complete(ctx, req, cqe), 6.13+ shape", "usc_cqe"};
-    case 7:
-      return {CompleteShape::Req7,
-              "io_uring_complete(ctx, req, user_data, res, cflags, extra1, extra2), "
-              "5.19-6.12 shape",
-              "usc_cqe_req"};
-    case 5:
-      // usc_cqe_req reads only args 0..4, which 5.18 has in the same order.
-      return {CompleteShape::Req5,
-              "io_uring_complete(ctx, req, user_data, res, cflags), 5.18 shape", "usc_cqe_req"};
-    case 4:
-      return {CompleteShape::Legacy4,
-              "io_uring_complete(ctx, user_data, res, cflags), 5.15-5.17 shape: no request "
-              "pointer, completions are matched to requests by user_data",
-              "usc_cqe_old"};
-    default:
-      return {kOff, arg_count_reason("complete", tp.args, kCompleteLoss), {}};
-  }
+  return choose_shape<CompleteShape>(
+      vmlinux, "complete",
+      {{3, CompleteShape::Cqe, "io_uring_complete(ctx, req, cqe), 6.13+ shape", "usc_cqe"},
+       {7, CompleteShape::Req7,
+        "io_uring_complete(ctx, req, user_data, res, cflags, extra1, extra2), 5.19-6.12 shape",
+        "usc_cqe_req"},
+       // usc_cqe_req reads only args 0..4, which 5.18 has in the same order.
+       {5, CompleteShape::Req5, "io_uring_complete(ctx, req, user_data, res, cflags), 5.18 shape",
+        "usc_cqe_req"},
+       {4, CompleteShape::Legacy4,
+        "io_uring_complete(ctx, user_data, res, cflags), 5.15-5.17 shape: no request pointer, "
+        "completions are matched to requests by user_data",
+        "usc_cqe_old"}},
+      CompleteShape::None, CompleteShape::Unrecognised, "no io_uring_complete tracepoint",
+      kCompleteLoss);
 }
 
 Choice<PuntShape> choose_punt(const btf* vmlinux) {
-  constexpr auto kOff = PuntShape::Unrecognised;
-  const Prototype tp = find_tracepoint(vmlinux, "queue_async_work");
-  switch (tp.status) {
-    case Prototype::Status::Absent:
-      return {PuntShape::None, join("no io_uring_queue_async_work tracepoint", kPuntLoss), {}};
-    case Prototype::Status::Malformed:
-      return {kOff, malformed_reason("queue_async_work", kPuntLoss), {}};
-    case Prototype::Status::Found:
-      break;
-  }
-  switch (tp.args) {
-    case 2:
-      return {PuntShape::Req2, "io_uring_queue_async_work(req, rw), 6.0+ shape", "usc_punt"};
-    case 7:
-      return {PuntShape::Legacy7,
-              "io_uring_queue_async_work(ctx, req, user_data, opcode, flags, work, rw), "
-              "5.18-5.19 shape",
-              "usc_punt_518"};
-    case 5:
-      return {PuntShape::Legacy5,
-              "io_uring_queue_async_work(ctx, rw, req, work, flags), 5.15-5.17 shape",
-              "usc_punt_515"};
-    default:
-      return {kOff, arg_count_reason("queue_async_work", tp.args, kPuntLoss), {}};
-  }
+  return choose_shape<PuntShape>(
+      vmlinux, "queue_async_work",
+      {{2, PuntShape::Req2, "io_uring_queue_async_work(req, rw), 6.0+ shape", "usc_punt"},
+       {7, PuntShape::Legacy7,
+        "io_uring_queue_async_work(ctx, req, user_data, opcode, flags, work, rw), 5.18-5.19 shape",
+        "usc_punt_518"},
+       {5, PuntShape::Legacy5,
+        "io_uring_queue_async_work(ctx, rw, req, work, flags), 5.15-5.17 shape", "usc_punt_515"}},
+      PuntShape::None, PuntShape::Unrecognised, "no io_uring_queue_async_work tracepoint",
+      kPuntLoss);
+}
+
+Choice<bool> choose_by_args(const btf* vmlinux, std::string_view event,
+                            std::initializer_list<ShapeByArgs<bool>> shapes,
+                            std::string_view absent, std::string_view loss) {
+  return choose_shape<bool>(vmlinux, event, shapes, false, false, absent, loss);
 }
 
 // create and cqe_overflow have kept one prototype since they appeared; a different
 // count means a kernel we have not seen, and tp_btf would reject the program anyway.
-Choice<bool> choose_fixed(const btf* vmlinux, std::string_view event, int args,
-                          std::string_view shape, std::string_view absent, std::string_view loss,
-                          std::string_view program) {
-  const Prototype tp = find_tracepoint(vmlinux, event);
-  switch (tp.status) {
-    case Prototype::Status::Absent:
-      return {false, join(absent, loss), {}};
-    case Prototype::Status::Malformed:
-      return {false, malformed_reason(event, loss), {}};
-    case Prototype::Status::Found:
-      break;
-  }
-  if (tp.args != args) return {false, arg_count_reason(event, tp.args, loss), {}};
-  return {true, std::string(shape), program};
-}
-
 Choice<bool> choose_create(const btf* vmlinux) {
-  return choose_fixed(vmlinux, "create", 5,
-                      "io_uring_create(fd, ctx, sq_entries, cq_entries, flags), 5.15+ shape",
-                      "no io_uring_create tracepoint", kCreateLoss, "usc_create");
+  return choose_by_args(
+      vmlinux, "create",
+      {{5, true, "io_uring_create(fd, ctx, sq_entries, cq_entries, flags), 5.15+ shape", "usc_create"}},
+      "no io_uring_create tracepoint", kCreateLoss);
 }
 
 Choice<bool> choose_overflow(const btf* vmlinux) {
-  return choose_fixed(vmlinux, "cqe_overflow", 5,
-                      "io_uring_cqe_overflow(ctx, user_data, res, cflags, ocqe), 5.19+ shape",
-                      "no io_uring_cqe_overflow tracepoint (added in 5.19)", kOverflowLoss,
-                      "usc_cqe_ovf");
+  return choose_by_args(
+      vmlinux, "cqe_overflow",
+      {{5, true, "io_uring_cqe_overflow(ctx, user_data, res, cflags, ocqe), 5.19+ shape",
+        "usc_cqe_ovf"}},
+      "no io_uring_cqe_overflow tracepoint (added in 5.19)", kOverflowLoss);
 }
 
-// A tracepoint whose shapes differ only in arguments uringscope does not read: any arg
-// count in `shapes` selects that shape's program.
-struct ArgShape {
-  int args;
-  std::string_view shape;
-  std::string_view program;
-};
-
-Choice<bool> choose_by_args(const btf* vmlinux, std::string_view event,
-                            std::initializer_list<ArgShape> shapes, std::string_view absent,
-                            std::string_view loss) {
-  const Prototype tp = find_tracepoint(vmlinux, event);
-  switch (tp.status) {
-    case Prototype::Status::Absent:
-      return {false, join(absent, loss), {}};
-    case Prototype::Status::Malformed:
-      return {false, malformed_reason(event, loss), {}};
-    case Prototype::Status::Found:
-      break;
-  }
-  for (const ArgShape& s : shapes) {
-    if (s.args == tp.args) return {true, std::string(s.shape), s.program};
-  }
-  return {false, arg_count_reason(event, tp.args, loss), {}};
-}
 
 Choice<bool> choose_poll_arm(const btf* vmlinux) {
   return choose_by_args(
       vmlinux, "poll_arm",
-      {{3, "io_uring_poll_arm(req, mask, events), 6.0+ shape", "usc_poll_arm"},
-       {6, "io_uring_poll_arm(ctx, req, ...), 5.15-5.19 shape", "usc_poll_arm_old"}},
+      {{3, true, "io_uring_poll_arm(req, mask, events), 6.0+ shape", "usc_poll_arm"},
+       {6, true, "io_uring_poll_arm(ctx, req, ...), 5.15-5.19 shape", "usc_poll_arm_old"}},
       "no io_uring_poll_arm tracepoint", kPollArmLoss);
 }
 
 Choice<bool> choose_task_add(const btf* vmlinux) {
   // The 5.15-5.19 shapes lead with ctx and differ among themselves; only 6.0+ is read.
   return choose_by_args(vmlinux, "task_add",
-                        {{2, "io_uring_task_add(req, mask), 6.0+ shape", "usc_task_add"}},
+                        {{2, true, "io_uring_task_add(req, mask), 6.0+ shape", "usc_task_add"}},
                         "no io_uring_task_add tracepoint", kTaskAddLoss);
 }
 
 Choice<bool> choose_task_work(const btf* vmlinux) {
   return choose_by_args(
       vmlinux, "task_work_run",
-      {{2, "io_uring_task_work_run(tctx, count), 6.9+ shape", "usc_tw_run"},
-       {3, "io_uring_task_work_run(tctx, count, loops), 6.0-6.8 shape", "usc_tw_run"}},
+      {{2, true, "io_uring_task_work_run(tctx, count), 6.9+ shape", "usc_tw_run"},
+       {3, true, "io_uring_task_work_run(tctx, count, loops), 6.0-6.8 shape", "usc_tw_run"}},
       "no io_uring_task_work_run tracepoint (added in 6.0)", kTaskWorkLoss);
 }
 
 Choice<bool> choose_local_work(const btf* vmlinux) {
   return choose_by_args(
       vmlinux, "local_work_run",
-      {{3, "io_uring_local_work_run(ctx, count, loops), 6.1+ shape", "usc_local_tw"}},
+      {{3, true, "io_uring_local_work_run(ctx, count, loops), 6.1+ shape", "usc_local_tw"}},
       "no io_uring_local_work_run tracepoint (added in 6.1 with DEFER_TASKRUN)",
       kLocalWorkLoss);
 }
@@ -318,7 +285,7 @@ Choice<bool> choose_local_work(const btf* vmlinux) {
 Choice<bool> choose_short_write(const btf* vmlinux) {
   return choose_by_args(
       vmlinux, "short_write",
-      {{4, "io_uring_short_write(ctx, fpos, wanted, got), 6.0+ shape", "usc_short_write"}},
+      {{4, true, "io_uring_short_write(ctx, fpos, wanted, got), 6.0+ shape", "usc_short_write"}},
       "no io_uring_short_write tracepoint (added in 6.0)", kShortWriteLoss);
 }
 
@@ -326,7 +293,7 @@ Choice<bool> choose_req_failed(const btf* vmlinux) {
   // 5.16-5.17 (sqe, error) and 5.18-5.19 (sqe, ctx, req, error) are not read.
   return choose_by_args(
       vmlinux, "req_failed",
-      {{3, "io_uring_req_failed(sqe, req, error), 6.0+ shape", "usc_req_failed"}},
+      {{3, true, "io_uring_req_failed(sqe, req, error), 6.0+ shape", "usc_req_failed"}},
       "no io_uring_req_failed tracepoint", kReqFailedLoss);
 }
 

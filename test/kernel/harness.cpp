@@ -169,6 +169,47 @@ std::set<unsigned> our_program_ids() {
   return ids;
 }
 
+void KernelTest::SetUp() {
+  ASSERT_EQ(geteuid(), 0u) << "the kernel tier loads BPF programs: run it as root";
+  before_ = our_program_ids();
+}
+
+void KernelTest::TearDown() {
+  std::set<unsigned> left;
+  for (unsigned id : our_program_ids()) {
+    if (!before_.count(id)) left.insert(id);
+  }
+  EXPECT_TRUE(left.empty()) << left.size() << " uringscope BPF program(s) still loaded";
+  for (const auto& path : files_) unlink(path.c_str());
+}
+
+std::string KernelTest::file(const std::string& stem) {
+  files_.push_back(temp_path(stem));
+  return files_.back();
+}
+
+std::pair<nlohmann::json, GroundTruth> KernelTest::run_scenario(
+    const std::vector<std::string>& inject_args, int expected_status) {
+  const std::string json = file("report.json");
+  std::vector<std::string> argv = {kUringscope, "--json=" + json, "--", kInject};
+  argv.insert(argv.end(), inject_args.begin(), inject_args.end());
+  Result r = run(argv);
+  // A different status means the injector's ground truth is not exact: nothing to score.
+  EXPECT_EQ(r.status, expected_status) << r.err;
+  return {read_json(json), parse_ground_truth(r.out)};
+}
+
+const nlohmann::json& ring_of(const nlohmann::json& report, const GroundTruth& gt) {
+  const long long pid = gt.value("pid");
+  const long long fd = gt.number("label", "ring", "fd");
+  const auto& rings = report.at("rings");
+  for (const auto& ring : rings) {
+    if (ring.at("pid").get<long long>() == pid && ring.at("fd").get<long long>() == fd) return ring;
+  }
+  ADD_FAILURE() << "no ring of pid " << pid << " with fd " << fd << " in " << rings.dump();
+  return rings.at(0);
+}
+
 std::string temp_path(const std::string& stem) {
   const char* dir = getenv("TMPDIR");
   static int counter = 0;

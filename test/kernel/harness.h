@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 namespace harness {
@@ -85,5 +86,26 @@ bool has_finding_at_or_above_warn(const nlohmann::json& report);
 
 extern const std::string kUringscope;
 extern const std::string kInject;
+
+// The report's ring that the injector's GROUND-TRUTH describes (same pid and fd); adds a
+// test failure (and returns the first ring) when there is none.
+const nlohmann::json& ring_of(const nlohmann::json& report, const GroundTruth& gt);
+
+// The fixture of every kernel test: it needs root (it loads BPF programs), and whatever
+// happened in the test, uringscope must leave no program of ours loaded. Temp files made
+// with file() are removed afterwards.
+class KernelTest : public ::testing::Test {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+  std::string file(const std::string& stem);
+  // Runs `inject ARGS` under `uringscope --json` and returns (report, ground truth).
+  std::pair<nlohmann::json, GroundTruth> run_scenario(const std::vector<std::string>& inject_args,
+                                                      int expected_status = 0);
+
+ private:
+  std::set<unsigned> before_;
+  std::vector<std::string> files_;
+};
 
 }  // namespace harness

@@ -19,25 +19,8 @@ using harness::kUringscope;
 
 namespace {
 
-class LiveTraceFollow : public ::testing::Test {
+class LiveTraceFollow : public harness::KernelTest {
  protected:
-  void SetUp() override {
-    ASSERT_EQ(geteuid(), 0u) << "the kernel tier loads BPF programs: run it as root";
-    before_ = harness::our_program_ids();
-  }
-  void TearDown() override {
-    std::set<unsigned> left;
-    for (unsigned id : harness::our_program_ids()) {
-      if (!before_.count(id)) left.insert(id);
-    }
-    EXPECT_TRUE(left.empty()) << left.size() << " uringscope BPF program(s) still loaded";
-    for (const auto& path : files_) unlink(path.c_str());
-  }
-  std::string file(const std::string& stem) {
-    files_.push_back(harness::temp_path(stem));
-    return files_.back();
-  }
-  std::set<unsigned> before_;
   std::vector<std::string> files_;
 };
 

@@ -16,29 +16,12 @@ using harness::kUringscope;
 
 namespace {
 
-class MachineInterface : public ::testing::Test {
+class MachineInterface : public harness::KernelTest {
  protected:
-  void SetUp() override {
-    ASSERT_EQ(geteuid(), 0u) << "the kernel tier loads BPF programs: run it as root";
-    before_ = harness::our_program_ids();
-  }
-  void TearDown() override {
-    std::set<unsigned> left;
-    for (unsigned id : harness::our_program_ids()) {
-      if (!before_.count(id)) left.insert(id);
-    }
-    EXPECT_TRUE(left.empty()) << left.size() << " uringscope BPF program(s) still loaded";
-    for (const auto& path : files_) unlink(path.c_str());
-  }
-  std::string file(const std::string& stem) {
-    files_.push_back(harness::temp_path(stem));
-    return files_.back();
-  }
   static harness::Result scope(std::vector<std::string> args) {
     args.insert(args.begin(), kUringscope);
     return harness::run(args);
   }
-  std::set<unsigned> before_;
   std::vector<std::string> files_;
 };
 
@@ -55,9 +38,10 @@ TEST_F(MachineInterface, FailOnTurnsFindingsIntoExitThree) {
 
 TEST_F(MachineInterface, ToolAndNoDataNeverTrip) {
   // sh uses no io_uring: NODATA (INFO) must not fail even the strictest gate.
-  auto r = scope({"--fail-on=info", "--json=" + file("nodata.json"), "--", "sh", "-c", "true"});
+  const std::string nodata = file("nodata.json");
+  auto r = scope({"--fail-on=info", "--json=" + nodata, "--", "sh", "-c", "true"});
   EXPECT_EQ(r.status, 0) << r.err;
-  auto report = harness::read_json(files_.back());
+  auto report = harness::read_json(nodata);
   EXPECT_FALSE(harness::findings_with_tag(report, "NODATA").empty());
 }
 

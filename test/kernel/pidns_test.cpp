@@ -12,20 +12,11 @@ using harness::kUringscope;
 
 namespace {
 
-class PidNamespace : public ::testing::Test {
+class PidNamespace : public harness::KernelTest {
  protected:
   void SetUp() override {
-    ASSERT_EQ(geteuid(), 0u) << "the kernel tier loads BPF programs: run it as root";
-    before_ = harness::our_program_ids();
-    json_ = harness::temp_path("pidns.json");
-  }
-  void TearDown() override {
-    std::set<unsigned> left;
-    for (unsigned id : harness::our_program_ids()) {
-      if (!before_.count(id)) left.insert(id);
-    }
-    EXPECT_TRUE(left.empty()) << left.size() << " uringscope BPF program(s) still loaded";
-    unlink(json_.c_str());
+    KernelTest::SetUp();
+    json_ = file("pidns.json");
   }
   void expect_ring_of(const harness::GroundTruth& gt) {
     auto report = harness::read_json(json_);
@@ -40,7 +31,6 @@ class PidNamespace : public ::testing::Test {
     }
     EXPECT_TRUE(found) << "no ring of namespace pid " << pid << " in " << report.at("rings").dump();
   }
-  std::set<unsigned> before_;
   std::string json_;
 };
 

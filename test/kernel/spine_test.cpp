@@ -16,55 +16,13 @@
 using namespace std::chrono_literals;
 using harness::kInject;
 using harness::kUringscope;
+using harness::ring_of;
 
 namespace {
 
-class Spine : public ::testing::Test {
+class Spine : public harness::KernelTest {
  protected:
-  void SetUp() override {
-    ASSERT_EQ(geteuid(), 0u) << "the kernel tier loads BPF programs: run it as root";
-    before_ = harness::our_program_ids();
-  }
-  // Whatever happened in the test, uringscope must not leave a program of ours loaded.
-  void TearDown() override {
-    std::set<unsigned> left;
-    for (unsigned id : harness::our_program_ids()) {
-      if (!before_.count(id)) left.insert(id);
-    }
-    EXPECT_TRUE(left.empty()) << left.size() << " uringscope BPF program(s) still loaded";
-    for (const auto& path : files_) unlink(path.c_str());
-  }
-  std::string json_file() {
-    files_.push_back(harness::temp_path("report.json"));
-    return files_.back();
-  }
-
-  // Runs `inject ARGS` under uringscope --json and returns (report, ground truth).
-  std::pair<nlohmann::json, harness::GroundTruth> run_scenario(
-      const std::vector<std::string>& inject_args, int expected_status = 0) {
-    const std::string json = json_file();
-    std::vector<std::string> argv = {kUringscope, "--json=" + json, "--", kInject};
-    argv.insert(argv.end(), inject_args.begin(), inject_args.end());
-    harness::Result r = harness::run(argv);
-    EXPECT_EQ(r.status, expected_status) << r.err;
-    return {harness::read_json(json), harness::parse_ground_truth(r.out)};
-  }
-
-  // The report's ring that the injector's GROUND-TRUTH describes (same pid and fd).
-  static const nlohmann::json& ring_of(const nlohmann::json& report,
-                                       const harness::GroundTruth& gt) {
-    const long long pid = gt.value("pid");
-    const long long fd = gt.number("label", "ring", "fd");
-    const auto& rings = report.at("rings");
-    for (const auto& ring : rings) {
-      if (ring.at("pid").get<long long>() == pid && ring.at("fd").get<long long>() == fd) return ring;
-    }
-    ADD_FAILURE() << "no ring of pid " << pid << " with fd " << fd << " in " << rings.dump();
-    return rings.at(0);
-  }
-
-  std::set<unsigned> before_;
-  std::vector<std::string> files_;
+  std::string json_file() { return file("report.json"); }
 };
 
 TEST_F(Spine, CleanNopsAreCountedExactly) {
