@@ -196,12 +196,17 @@ static __always_inline __u32 task_tgid_in_ns(struct task_struct *task, __u64 ns_
 	return 0;
 }
 
-/* Name of the thread group leader: io-wq and SQPOLL threads report as their owner. */
-static __always_inline void current_leader_comm(char *comm, __u32 size)
+/*
+ * Name of a task's thread group leader (the current task's when task is NULL): io-wq and
+ * SQPOLL threads report as their owner.
+ */
+static __always_inline void leader_comm(struct task_struct *task, char *comm, __u32 size)
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-	struct task_struct *leader = BPF_CORE_READ(task, group_leader);
+	struct task_struct *leader;
 
+	if (!task)
+		task = (struct task_struct *)bpf_get_current_task();
+	leader = BPF_CORE_READ(task, group_leader);
 	bpf_core_read_str(comm, size, &leader->comm);
 }
 

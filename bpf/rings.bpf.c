@@ -70,6 +70,7 @@ int usc_ring_fds(struct bpf_iter__task_file *it)
 	seed.cq_entries = g.cq_entries;
 	seed.setup_flags = g.flags;
 	seed.source = US_RING_FROM_FDS;
+	seed.task = task;
 	seed.sq_tid = (g.flags & US_SETUP_SQPOLL) ? ctx_sqpoll_tid(ctx) : 0;
 	ring_add(&seed, false);
 	return 0;

@@ -244,12 +244,14 @@ struct us_ring_seed {
 	__u32 setup_flags;
 	__u32 source;
 	__u32 sq_tid;
+	/* The owner when it is not the current task: the fd walk runs in uringscope. */
+	struct task_struct *task;
 };
 
 /*
  * Give a new ring a row. `replace` is set by io_uring_create: the ctx address may have
  * belonged to a ring that has since been freed, and the new ring must not inherit its
- * numbers. Comm is taken from the current thread group's leader.
+ * numbers. Comm is taken from the owner's thread group leader.
  */
 static __always_inline __u32 ring_add(const struct us_ring_seed *seed, bool replace)
 {
@@ -273,7 +275,7 @@ static __always_inline __u32 ring_add(const struct us_ring_seed *seed, bool repl
 		info->cq_entries = seed->cq_entries;
 		info->setup_flags = seed->setup_flags;
 		info->source = seed->source;
-		current_leader_comm(info->comm, sizeof(info->comm));
+		leader_comm(seed->task, info->comm, sizeof(info->comm));
 		info->ctx = ctx;
 	}
 	if (bpf_map_update_elem(&ring_ids, &ctx, &row, replace ? BPF_ANY : BPF_NOEXIST)) {

@@ -112,8 +112,10 @@ TEST_F(Spine, AttachesToARunningPid) {
   auto report = harness::read_json(json);
   EXPECT_EQ(report.at("target").at("mode"), "pid");
   const auto& ring = ring_of(report, gt);
-  // The ring existed before attach: found by the fd-table walk, fd included.
+  // The ring existed before attach: found by the fd-table walk, fd included, and named
+  // after its owner (the walk runs in uringscope, which must not lend its own name).
   EXPECT_EQ(ring.at("source"), "fd_table");
+  EXPECT_EQ(ring.at("comm"), "inject");
   const auto* read = harness::find_op(ring.at("ops"), "READ");
   ASSERT_NE(read, nullptr);
   EXPECT_EQ(read->at("submitted").get<long long>(), gt.number("op", "READ", "submitted"));
