@@ -127,6 +127,7 @@ static __always_inline struct file *enter_fd_file(__u32 fd, bool registered)
  */
 #define US_PF_EXITING 0x00000004u
 #define US_PF_IO_WORKER 0x00000010u /* io-wq workers and SQPOLL threads (5.12+) */
+#define US_PF_EXITING   0x00000004u /* set early in do_exit(), same value since 2.6 */
 #define US_PF_KTHREAD 0x00200000u
 #define US_SIGNAL_GROUP_EXIT 0x00000004u
 

@@ -57,7 +57,9 @@ int BPF_PROG(usc_sched, bool preempt, struct task_struct *prev, struct task_stru
 	if (prev->flags & US_PF_IO_WORKER) {
 		tid = prev->pid;
 		t = bpf_map_lookup_elem(&threads, &tid);
-		if (t && t->kind == US_THREAD_SQPOLL)
+		/* A thread leaving for good is not idle: left timed, its "off-CPU" time
+		 * would grow until the window closes, long after the ring is gone. */
+		if (t && t->kind == US_THREAD_SQPOLL && !(prev->flags & US_PF_EXITING))
 			sqpoll_out(t, preempt, now);
 	}
 	if (next->flags & US_PF_IO_WORKER) {

@@ -8,7 +8,8 @@ packages=(
   libbpf-dev libelf-dev zlib1g-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev libgtest-dev
   liburing-dev util-linux jq python3 python3-jsonschema
-  prometheus
+  prometheus python3-yaml
+  rpm cpio file man-db groff-base
 )
 missing=()
 for p in "${packages[@]}"; do

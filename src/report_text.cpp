@@ -261,10 +261,10 @@ void render_submission(std::ostream& out, const Ring& ring, const std::vector<Fi
                        std::string_view indent) {
   const Counters& c = ring.counters;
   std::string batch;
-  if (c.enter_submit_calls > 0) {
+  if (ring.sqpoll()) {
+    if (c.submissions > 0) batch = "submitted by the SQPOLL thread";
+  } else if (c.enter_submit_calls > 0) {
     batch = "avg batch " + format_fixed(ring.avg_batch(), 1) + "/enter";
-  } else if (ring.sqpoll() && c.submissions > 0) {
-    batch = "submitted by the SQPOLL thread";
   }
   TextTable table({Align::Left, Align::Right, Align::Left}, std::string(indent));
   table.add_row({"io_uring_enter() calls", format_count(c.enter_calls)});
@@ -362,13 +362,21 @@ void render_counters(std::ostream& out, const Ring& ring, const std::vector<Find
                         c.sqpoll_preempts || c.sqpoll_wakeups || sqpoll_finding)) {
     std::string thread = ring.sq_tid ? fmt::format("SQPOLL thread (tid {})", ring.sq_tid)
                                      : std::string("SQPOLL thread");
+    // sched_switch fires only for a thread that runs: one asleep from before the window
+    // to after it leaves every counter at zero, and "0ns off-CPU" would say the opposite.
+    const bool never_seen_running = c.sqpoll_offcpu_ns == 0 && c.sqpoll_sleeps == 0 &&
+                                    c.sqpoll_preempts == 0 && c.submissions == 0;
+    std::string value = format_duration(c.sqpoll_offcpu_ns);
     std::string share;
-    if (window_ns > 0)
+    if (never_seen_running) {
+      value = "-";
+      share = "not seen on a CPU in the window (asleep throughout)";
+    } else if (window_ns > 0) {
       share = format_percent(100.0 * static_cast<double>(c.sqpoll_offcpu_ns) /
                              static_cast<double>(window_ns)) +
               " of the window";
-    table.add_row({thread + " off-CPU", format_duration(c.sqpoll_offcpu_ns), share},
-                  marker_if(sqpoll_finding));
+    }
+    table.add_row({thread + " off-CPU", value, share}, marker_if(sqpoll_finding));
     row(c.sqpoll_sleeps, "SQPOLL thread sleeps (idle)", format_count(c.sqpoll_sleeps));
     row(c.sqpoll_preempts, "SQPOLL thread preemptions", format_count(c.sqpoll_preempts));
     row(c.sqpoll_wakeups, "SQPOLL wake-up enter calls", format_count(c.sqpoll_wakeups));

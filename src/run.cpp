@@ -68,6 +68,31 @@ void apply_forced_programs(KernelSupport& support) {
   }
 }
 
+// URINGSCOPE_SKIP_FEATURES=io_threads,poll_arm turns optional features off before
+// loading: to measure what each costs (bench/), or to shed a tracepoint that fires too
+// often on a given box. submit and complete are the spine and cannot be skipped.
+void apply_skipped_features(KernelSupport& support) {
+  const char* env = std::getenv("URINGSCOPE_SKIP_FEATURES");
+  if (!env || !*env) return;
+  std::string_view list = env;
+  while (!list.empty()) {
+    const std::size_t comma = list.find(',');
+    const std::string name(list.substr(0, comma));
+    list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+    if (name.empty()) continue;
+    if (name == "submit" || name == "complete")
+      throw Error(fmt::format("URINGSCOPE_SKIP_FEATURES: '{}' is required and cannot be skipped", name));
+    auto feature = std::find_if(support.features.begin(), support.features.end(),
+                                [&](const FeatureState& f) { return f.name == name; });
+    if (feature == support.features.end())
+      throw Error(fmt::format("URINGSCOPE_SKIP_FEATURES: no feature '{}' (uringscope --version lists them)", name));
+    feature->enabled = false;
+    feature->detail = "skipped (URINGSCOPE_SKIP_FEATURES)";
+    std::erase_if(support.programs,
+                  [&](const std::string& p) { return feature_of_program(p) == name; });
+  }
+}
+
 std::string disabled_features(const KernelSupport& support) {
   std::string text;
   for (const auto& f : support.features) {
@@ -227,6 +252,7 @@ int run(const Options& opts) {
   TracefsMount tracefs;
   KernelSupport support = probe_this_kernel();
   apply_forced_programs(support);
+  apply_skipped_features(support);
   if (support.tier == Tier::Unsupported) {
     throw Error("this kernel's io_uring tracepoints are not usable:" + disabled_features(support));
   }
@@ -274,8 +300,11 @@ int run(const Options& opts) {
   SnapshotSource source(tracer, kernel, targets.info, start_ns, opts.leak_age_s);
   std::ostream& human = human_stream(opts);
   std::vector<PeriodicTask> tasks;
+  // Ten drains a second of at most 100,000 records each: about what the writer turns into
+  // JSON in that time. A faster producer fills the buffer, and its drops are counted.
+  constexpr uint64_t kDrainBudget = 100000;
   const auto drain = [&] {
-    tracer.drain_trace([&](const us_trace_event& e) { trace->add(e); });
+    tracer.drain_trace([&](const us_trace_event& e) { trace->add(e); }, kDrainBudget);
   };
   if (trace) tasks.push_back({0.1, drain});
   if (metrics) {
@@ -305,7 +334,8 @@ int run(const Options& opts) {
   Snapshot snap = source.take(true, true);
   if (metrics) publication.publish(snap);
   if (trace) {
-    drain();
+    // Everything left, unbounded: the programs are detached, nothing more arrives.
+    tracer.drain_trace([&](const us_trace_event& e) { trace->add(e); });
     trace->set_dropped(snap.tool.trace_drops);
     trace->finish(monotonic_ns(), ring_track_names(snap));
   }

@@ -117,7 +117,9 @@ OpStats& OpStats::operator+=(const OpStats& other) {
 bool Ring::sqpoll() const { return setup_flags & kSetupSqpoll; }
 
 double Ring::avg_batch() const {
-  if (counters.enter_submit_calls == 0) return 0.0;
+  // On an SQPOLL ring the thread submits; an enter with to_submit > 0 (fio passes it
+  // with SQ_WAKEUP) only wakes it, so dividing by those calls gives nonsense like 26k.
+  if (sqpoll() || counters.enter_submit_calls == 0) return 0.0;
   return static_cast<double>(counters.submissions) /
          static_cast<double>(counters.enter_submit_calls);
 }

@@ -168,7 +168,9 @@ Tracer::Tracer(const KernelSupport& support, const TracerConfig& config) : confi
           if (size >= sizeof(us_trace_event) && tracer->trace_sink_) {
             (*tracer->trace_sink_)(*static_cast<const us_trace_event*>(data));
           }
-          return 0;
+          // A negative return stops ring_buffer__consume() after this record (already
+          // consumed): the drain's budget is spent, the rest waits for the next one.
+          return --tracer->drain_budget_ > 0 ? 0 : -1;
         },
         this, nullptr));
     if (!trace_rb_) throw Error(fmt::format("cannot read the trace buffer: {}", strerror(errno)));
@@ -291,9 +293,11 @@ std::vector<AttachFailure> Tracer::attach() {
 
 void Tracer::detach() { links_.clear(); }
 
-void Tracer::drain_trace(const std::function<void(const us_trace_event&)>& sink) {
+void Tracer::drain_trace(const std::function<void(const us_trace_event&)>& sink,
+                         uint64_t max_records) {
   if (!trace_rb_) return;
   trace_sink_ = &sink;
+  drain_budget_ = static_cast<int64_t>(std::min<uint64_t>(max_records, INT64_MAX));
   ring_buffer__consume(trace_rb_.get());
   trace_sink_ = nullptr;
 }

@@ -75,8 +75,11 @@ class Tracer {
   RawTables read_tables(bool with_inflight = true) const;
   // The thread groups the filter holds now: the targets, and with -f their children.
   std::vector<uint32_t> target_tgids() const;
-  // --trace: hands every record waiting in the ring buffer to `sink`, oldest first.
-  void drain_trace(const std::function<void(const us_trace_event&)>& sink);
+  // --trace: hands the records waiting in the ring buffer to `sink`, oldest first, at
+  // most `max_records` of them. The bound keeps a producer faster than the writer from
+  // holding the run loop forever (the buffer then fills and drops are counted).
+  void drain_trace(const std::function<void(const us_trace_event&)>& sink,
+                   uint64_t max_records = UINT64_MAX);
 
  private:
   struct SkeletonDeleter {
@@ -93,6 +96,7 @@ class Tracer {
   std::unique_ptr<uringscope_bpf, SkeletonDeleter> skel_;
   std::unique_ptr<ring_buffer, RingBufferDeleter> trace_rb_;
   const std::function<void(const us_trace_event&)>* trace_sink_ = nullptr;
+  int64_t drain_budget_ = 0;
   std::vector<std::unique_ptr<bpf_link, LinkDeleter>> links_;
   void open_configured(const KernelSupport& support, const std::set<std::string>& left_out);
 

@@ -24,7 +24,8 @@ namespace {
 // (io_uring/sync.c, fs.c, statx.c, advise.c, splice.c, xattr.c, truncate.c). A 100 %
 // punt share is their normal state and nothing the program can change, so counting
 // them would make every fsync-heavy program a PUNT. Ops that block only sometimes
-// (OPENAT with O_CREAT, FADVISE WILLNEED, SHUTDOWN on some kernels) stay in.
+// (OPENAT, which punts only when it creates or truncates; FADVISE WILLNEED; SHUTDOWN on
+// some kernels) stay in.
 bool always_punted(uint32_t opcode) {
   switch (opcode) {
     case 3:   // FSYNC
@@ -80,6 +81,13 @@ std::optional<PuntReason> dominant_reason(const PuntReasons& reasons) {
   return best->reason;
 }
 
+// Opens that create or truncate: their prep sets REQ_F_FORCE_ASYNC itself (O_CREAT,
+// O_TRUNC or O_TMPFILE in io_uring/openclose.c), the same bit IOSQE_ASYNC sets, so a
+// "forced" OPENAT is as likely the kernel's doing as the program's.
+bool kernel_forces_some(uint32_t opcode) {
+  return opcode == 18 /* OPENAT */ || opcode == 28 /* OPENAT2 */;
+}
+
 // The evidence key, which is also the PuntReasons field name.
 std::string_view reason_key(PuntReason reason) {
   switch (reason) {
@@ -91,9 +99,12 @@ std::string_view reason_key(PuntReason reason) {
   return "forced";
 }
 
-std::string_view reason_label(PuntReason reason) {
+// `opcode` is empty for the all-rings row.
+std::string_view reason_label(PuntReason reason, std::optional<uint32_t> opcode) {
   switch (reason) {
-    case PuntReason::Forced: return "IOSQE_ASYNC";
+    case PuntReason::Forced:
+      return opcode && kernel_forces_some(*opcode) ? "O_CREAT/O_TRUNC or IOSQE_ASYNC"
+                                                   : "IOSQE_ASYNC";
     case PuntReason::Hashed: return "hashed buffered write";
     case PuntReason::RegularFile: return "regular file, would block";
     case PuntReason::Eagain: return "-EAGAIN, no poll";
@@ -102,7 +113,7 @@ std::string_view reason_label(PuntReason reason) {
 }
 
 // "IOSQE_ASYNC 40, regular file, would block 10": the nonzero reasons, largest first.
-std::string reason_breakdown(const PuntReasons& reasons) {
+std::string reason_breakdown(const PuntReasons& reasons, std::optional<uint32_t> opcode) {
   auto counts = reason_counts(reasons);
   std::stable_sort(counts.begin(), counts.end(),
                    [](const ReasonCount& a, const ReasonCount& b) { return a.count > b.count; });
@@ -110,7 +121,7 @@ std::string reason_breakdown(const PuntReasons& reasons) {
   for (const ReasonCount& rc : counts) {
     if (rc.count == 0) continue;
     if (!text.empty()) text += "; ";
-    text += fmt::format("{} {}", reason_label(rc.reason), format_count(rc.count));
+    text += fmt::format("{} {}", reason_label(rc.reason, opcode), format_count(rc.count));
   }
   return text;
 }
@@ -147,6 +158,15 @@ std::string punt_suggestion(PuntReason reason, std::optional<uint32_t> opcode) {
   const std::string op = opcode ? opcode_name(*opcode) + " " : std::string();
   switch (reason) {
     case PuntReason::Forced:
+      if (opcode && kernel_forces_some(*opcode)) {
+        return fmt::format(
+            "The kernel sends every {}with O_CREAT, O_TRUNC or O_TMPFILE to io-wq itself "
+            "(it cannot create or truncate without blocking), and marks it exactly as "
+            "IOSQE_ASYNC would. If these opens create files, that is the cost of creating "
+            "them: create files ahead of the hot path, or reuse them. Only if they open "
+            "existing files without those flags does dropping IOSQE_ASYNC help.",
+            op);
+      }
       return fmt::format(
           "The {}requests carry IOSQE_ASYNC, so the kernel skipped the inline attempt and "
           "handed each one to a worker. Drop IOSQE_ASYNC (io_uring_sqe_set_flags()) unless "
@@ -208,7 +228,7 @@ Finding punt_detail(const PuntRow& row) {
       "completing inline",
       ring_label(*row.ring), format_count(op.punted), format_count(op.submitted), name,
       format_percent(op.punt_pct()));
-  if (dominant) message += fmt::format(" (by reason: {})", reason_breakdown(op.punt_reasons));
+  if (dominant) message += fmt::format(" (by reason: {})", reason_breakdown(op.punt_reasons, op.opcode));
   message += "; io-wq is where the tail latency comes from";
   // No latency sample (all completions untracked) must not print as "p99 0ns".
   message += op.latency.count() ? fmt::format(" ({} p99 {}).", name, format_duration(p99)) : ".";
@@ -255,7 +275,7 @@ void rule_punt(const Snapshot& snapshot, std::vector<Finding>& out) {
         "{} of {} requests over all rings (ops that can complete inline) were punted to "
         "io-wq worker threads ({}) instead",
         format_count(punted), format_count(submitted), format_percent(pct));
-    if (dominant) message += fmt::format(" (by reason: {})", reason_breakdown(reasons));
+    if (dominant) message += fmt::format(" (by reason: {})", reason_breakdown(reasons, std::nullopt));
     message += "; io-wq is where the tail latency comes from.";
     std::string suggestion;
     if (!rows.empty()) {

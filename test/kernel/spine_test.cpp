@@ -281,6 +281,32 @@ TEST_F(Spine, AnOptionalProgramTheVerifierRejectsCostsOnlyItsFeature) {
   EXPECT_NE(r.out.find("kernel features off"), std::string::npos) << r.out;
 }
 
+TEST_F(Spine, SkippedFeaturesLoadNothingAndSaySo) {
+  const std::string json = json_file();
+  auto r = harness::run({"env", "URINGSCOPE_SKIP_FEATURES=io_threads,poll_arm", kUringscope,
+                         "--json=" + json, "--", kInject, "clean", "200"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  auto report = harness::read_json(json);
+  const auto& kernel = report.at("kernel");
+  for (const char* skipped : {"io_threads", "poll_arm"}) {
+    EXPECT_FALSE(kernel.at("features").at(skipped).get<bool>()) << skipped;
+    EXPECT_NE(kernel.at("feature_detail").at(skipped).get<std::string>().find("skipped"),
+              std::string::npos) << skipped;
+  }
+  // An optional feature skipped is not a lesser tier, and the spine still counts.
+  EXPECT_EQ(kernel.at("tier"), "full");
+  const auto* nop = harness::find_op(report.at("ops"), "NOP");
+  ASSERT_NE(nop, nullptr);
+  EXPECT_EQ(nop->at("submitted").get<long long>(), 200);
+
+  for (const char* bad : {"URINGSCOPE_SKIP_FEATURES=submit", "URINGSCOPE_SKIP_FEATURES=nosuch"}) {
+    auto refused = harness::run({"env", bad, kUringscope, "-a", "-d", "1"});
+    EXPECT_EQ(refused.status, 1) << bad;
+    EXPECT_NE(refused.err.find("URINGSCOPE_SKIP_FEATURES"), std::string::npos) << refused.err;
+    EXPECT_EQ(std::count(refused.err.begin(), refused.err.end(), '\n'), 1) << refused.err;
+  }
+}
+
 TEST_F(Spine, VersionShowsTierAndFeatures) {
   auto r = harness::run({kUringscope, "--version"});
   EXPECT_EQ(r.status, 0) << r.err;

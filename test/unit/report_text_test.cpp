@@ -393,6 +393,13 @@ TEST_F(ReportText, SubmissionBlock) {
   std::string sqes1 = row(ring1, "SQEs");
   EXPECT_TRUE(contains(sqes1, "5,000"));
   EXPECT_TRUE(contains(sqes1, "submitted by the SQPOLL thread"));  // no submitting enters
+  // fio passes to_submit with SQ_WAKEUP: those enters only wake the thread, they do not
+  // submit, so an SQPOLL ring has no batch per enter to show.
+  snap.rings[1].counters.enter_submit_calls = 2;
+  EXPECT_EQ(snap.rings[1].avg_batch(), 0.0);
+  std::string woken = row(ring_block(lines_of(render(snap, findings)), "ring #1"), "SQEs");
+  EXPECT_TRUE(contains(woken, "submitted by the SQPOLL thread")) << woken;
+  EXPECT_FALSE(contains(woken, "avg batch")) << woken;
   EXPECT_FALSE(contains(sqes1, "<-- !"));
 }
 
@@ -551,7 +558,7 @@ TEST_F(ReportText, NoFindingsAndHiddenFindings) {
   EXPECT_TRUE(contains(none, "\nfindings\n  no findings\n"));
   EXPECT_EQ(count_of(none, "<-- !"), 0u);
 
-  std::string hidden = render(snap, findings, TextOptions{.show_findings = false});
+  std::string hidden = render(snap, findings, TextOptions{.show_findings = false, .display_filter = {}});
   EXPECT_FALSE(contains(hidden, "findings"));
   EXPECT_FALSE(contains(hidden, "[PUNT]"));
   EXPECT_FALSE(contains(hidden, "no findings"));
@@ -797,6 +804,20 @@ TEST_F(ReportText, SqpollBlockOnlyOnSqpollRings) {
   auto ring1b = squeezed(section(ring_block(lines_of(render(snap, findings)), "ring #1"),
                                  "  counters"));
   EXPECT_EQ(ring1b.back(), "SQPOLL thread off-CPU 0ns 0.0% of the window <-- !");
+}
+
+TEST_F(ReportText, AnSqpollThreadAsleepThroughoutIsNotZeroOffCpu) {
+  // -p on an idle program: no switch, no submission, so no off-CPU time was measured;
+  // printing 0ns would claim the thread was on a CPU the whole time.
+  Ring& ring = snap.rings[1];
+  for (OpStats& op : ring.ops) op.submitted = op.completed = 0;
+  ring.counters = Counters{};
+  auto lines = squeezed(section(ring_block(lines_of(render(snap, findings)), "ring #1"),
+                                "  counters"));
+  ASSERT_FALSE(lines.empty());
+  EXPECT_EQ(lines.back(),
+            "SQPOLL thread (tid 4250) off-CPU - not seen on a CPU in the window (asleep "
+            "throughout)");
 }
 
 TEST_F(ReportText, MarkersForTheNewerTags) {

@@ -312,6 +312,19 @@ TEST(Punt, ForcedPuntsSayDropIosqeAsync) {
   EXPECT_TRUE(contains(punts[0].suggestion, "READ requests")) << punts[0].suggestion;
 }
 
+TEST(Punt, ForcedOpensBlameTheKernelFirst) {
+  // Node's writeFile(): every OPENAT has O_CREAT|O_TRUNC, which the kernel forces to io-wq
+  // with the very bit IOSQE_ASYNC sets. "Drop IOSQE_ASYNC" would send the reader astray.
+  Snapshot s = snapshot_of({ring_with_ops(0, {punted_row(kOpenat, 500, {.forced = 500})})});
+  auto punts = with_tag(evaluate(s), "PUNT");
+  ASSERT_EQ(punts.size(), 1u);
+  EXPECT_EQ(ev_text(punts[0], "reason"), "forced");
+  EXPECT_TRUE(contains(punts[0].suggestion, "O_CREAT, O_TRUNC")) << punts[0].suggestion;
+  EXPECT_FALSE(contains(punts[0].suggestion, "Drop IOSQE_ASYNC")) << punts[0].suggestion;
+  EXPECT_TRUE(contains(punts[0].message, "(by reason: O_CREAT/O_TRUNC or IOSQE_ASYNC 500)"))
+      << punts[0].message;
+}
+
 TEST(Punt, EachReasonHasItsOwnFix) {
   // WRITE: 60 hashed of 100; SEND: 70 -EAGAIN of 100; OPENAT: 80 regular-file of 100.
   Snapshot s = snapshot_of({ring_with_ops(0, {punted_row(kOpenat, 100, {.regular_file = 80}),
@@ -629,6 +642,16 @@ TEST(Sqpoll, NeverSleptNeedsALongEnoughWindow) {
   EXPECT_TRUE(with_tag(evaluate(snapshot_of({ring}, 0)), "SQPOLL").empty());
   ring.counters.sqpoll_sleeps = 1;  // slept once: not a core burnt
   EXPECT_TRUE(with_tag(evaluate(snapshot_of({ring}, 60 * kSecond)), "SQPOLL").empty());
+}
+
+TEST(Sqpoll, AThreadAsleepThroughTheWindowIsNotBusy) {
+  // -p on an idle program: the SQPOLL thread sleeps from before the window to after it,
+  // so sched_switch never fires for it and every counter stays zero.
+  Ring idle = sqpoll_ring(0);
+  EXPECT_TRUE(with_tag(evaluate(snapshot_of({idle}, 6 * kSecond)), "SQPOLL").empty());
+  // One preemption is proof that it ran, and with no sleep it was polling.
+  idle.counters.sqpoll_preempts = 1;
+  EXPECT_EQ(with_tag(evaluate(snapshot_of({idle}, 6 * kSecond)), "SQPOLL").size(), 1u);
 }
 
 TEST(Sqpoll, NeedsAnSqpollRingWhoseThreadWasSeen) {
