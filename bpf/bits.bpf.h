@@ -3,6 +3,7 @@
 #define URINGSCOPE_BITS_BPF_H
 
 #include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
 #include "uringscope.h"
 
 /* floor(log2(v)) for v > 0, 0 for v == 0; branch-light so the verifier sees no loop. */

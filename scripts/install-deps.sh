@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what building and testing uringscope needs on Debian 12 (run as root).
-# The tool itself needs only libbpf/libelf/zlib at build time; liburing and fio are for
-# the test injector and benchmarks.
+# The tool itself needs only libbpf/libelf/zlib at build time; liburing is for the test
+# injector and the benchmark's load generator; bpftrace, perf, fio and GNU time are what
+# bench/ compares uringscope with.
 set -euo pipefail
 packages=(
   build-essential cmake pkg-config clang llvm bpftool
@@ -10,6 +11,7 @@ packages=(
   liburing-dev util-linux jq python3 python3-jsonschema
   prometheus python3-yaml
   rpm cpio file man-db groff-base
+  bpftrace linux-perf fio time
 )
 missing=()
 for p in "${packages[@]}"; do
