@@ -329,10 +329,11 @@ def render(logdir, max_spread):
     sc_ne = row_of(rows, "syscall", "uringscope-noenter")
     if sc_us or sc_fl:
         w("### Every other syscall on the machine\n")
-        w("`syscall` runs getppid() in a loop with no io_uring at all: uringscope counts "
-          "io_uring_enter() calls through the syscalls:sys_enter_io_uring_enter tracepoint, "
-          "and enabling any syscall tracepoint sends every task's syscalls through the "
-          "tracing slow path. `uringscope-noenter` runs with `URINGSCOPE_SKIP_FEATURES=enter` "
+        w("`syscall` runs getppid() in a loop with no io_uring at all. Where the kernel has no "
+          "BPF trampolines for its fentry, uringscope counts io_uring_enter() calls through "
+          "the syscalls:sys_enter_io_uring_enter tracepoint (the run's `enter` feature "
+          "detail says which), and enabling any syscall tracepoint sends every task's "
+          "syscalls through the tracing slow path. `uringscope-noenter` runs with `URINGSCOPE_SKIP_FEATURES=enter` "
           "(no enter counts, so no BATCH finding). The floor uses no syscall tracepoint.\n")
         w("| tracer | ns added per getppid() | overhead % |")
         w("|---|---:|---:|")

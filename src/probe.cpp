@@ -26,6 +26,7 @@ constexpr std::string_view kOverflowLoss = "overflowed CQEs are not counted";
 constexpr std::string_view kFdWalkLoss =
     "rings opened before attach are found only at their first submission, without fd, "
     "sizes or setup flags";
+constexpr const char* kEnterFunction = "__x64_sys_io_uring_enter";
 constexpr std::string_view kEnterLoss =
     "io_uring_enter calls and submit batch sizes are not counted";
 constexpr std::string_view kPollArmLoss = "poll-arm retries (POLL-RETRY) are not counted";
@@ -382,11 +383,38 @@ Choice<bool> choose_fd_walk(const btf* vmlinux) {
   return {false, join("no bpf_iter__task_file in kernel BTF (added in 5.8)", kFdWalkLoss), {}};
 }
 
-Choice<bool> choose_enter(const ProbeEnvironment& env) {
+// The fentry goes on the x86-64 syscall entry, __x64_sys_io_uring_enter(const struct
+// pt_regs *), which is traceable (the typed __do_sys_ body is `inline`, so notrace). Its
+// BTF FUNC must exist and take the one pt_regs pointer the program reads.
+bool enter_fentry_possible(const btf* vmlinux) {
+  const int id = btf__find_by_name_kind(vmlinux, kEnterFunction, BTF_KIND_FUNC);
+  if (id <= 0) return false;
+  const btf_type* func = btf__type_by_id(vmlinux, static_cast<__u32>(id));
+  const btf_type* proto = func ? btf__type_by_id(vmlinux, func->type) : nullptr;
+  if (proto == nullptr || !btf_is_func_proto(proto) || btf_vlen(proto) != 1) return false;
+  const btf_type* ptr = skip_aliases(vmlinux, btf_params(proto)[0].type);
+  if (ptr == nullptr || !btf_is_ptr(ptr)) return false;
+  const btf_type* regs = skip_aliases(vmlinux, ptr->type);
+  return regs != nullptr && btf_is_struct(regs) &&
+         std::string_view(btf__name_by_offset(vmlinux, regs->name_off)) == "pt_regs";
+}
+
+// The fentry program first: the syscall tracepoint slows every syscall on the machine.
+// Whether a trampoline attaches is only known by trying (the kernel may lack ftrace), so
+// with both available both are loaded and the tracer keeps the tracepoint as fallback.
+Choice<bool> choose_enter(const btf* vmlinux, const ProbeEnvironment& env) {
+  const bool fentry = enter_fentry_possible(vmlinux);
+  if (fentry && env.syscall_tracepoints)
+    return {true,
+            "fentry on __x64_sys_io_uring_enter, else the syscalls/sys_enter_io_uring_enter "
+            "tracepoint",
+            "usc_enter_fentry"};
+  if (fentry) return {true, "fentry on __x64_sys_io_uring_enter", "usc_enter_fentry"};
   if (env.syscall_tracepoints)
     return {true, "syscalls/sys_enter_io_uring_enter tracepoint", "usc_enter"};
   return {false,
-          join("no syscalls/sys_enter_io_uring_enter tracepoint (needs CONFIG_FTRACE_SYSCALLS)",
+          join("no syscalls/sys_enter_io_uring_enter tracepoint (needs CONFIG_FTRACE_SYSCALLS) "
+               "and no __x64_sys_io_uring_enter for fentry",
                kEnterLoss),
           {}};
 }
@@ -514,7 +542,7 @@ KernelSupport probe_kernel(const struct btf* vmlinux, const ProbeEnvironment& en
   const auto create = choose_create(vmlinux);
   const auto overflow = choose_overflow(vmlinux);
   const auto fd_walk = choose_fd_walk(vmlinux);
-  const auto enter = choose_enter(env);
+  const auto enter = choose_enter(vmlinux, env);
 
   support.submit = submit.shape;
   support.complete = complete.shape;
@@ -537,6 +565,8 @@ KernelSupport probe_kernel(const struct btf* vmlinux, const ProbeEnvironment& en
   add("overflow", overflow.program, overflow.detail);
   add("fd_walk", fd_walk.program, fd_walk.detail);
   add("enter", enter.program, enter.detail);
+  if (enter.program == "usc_enter_fentry" && env.syscall_tracepoints)
+    support.programs.emplace_back("usc_enter");  // the fallback, attached only if fentry fails
   for (auto [name, choice] : {std::pair{"poll_arm", choose_poll_arm(vmlinux)},
                               std::pair{"task_add", choose_task_add(vmlinux)},
                               std::pair{"task_work", choose_task_work(vmlinux)},

@@ -89,7 +89,10 @@ std::vector<std::string> punt_reason_items(const OpStats& op) {
   // FORCE_ASYNC is IOSQE_ASYNC, but the kernel also sets it itself for ops that can only
   // block (fsync, fallocate, sync_file_range), so the label must not blame the app.
   add(r.forced, "forced (IOSQE_ASYNC or blocking-only op)");
-  add(r.hashed, "hashed buffered write");
+  // Only writes hash by themselves; any other op hashed was on an IOPOLL ring, where
+  // io-wq serializes every regular-file request per inode.
+  add(r.hashed, opcode_is_write(op.opcode) ? "hashed buffered write"
+                                           : "hashed (serialized per file: IOPOLL ring)");
   add(r.regular_file, "regular file (likely page-cache miss)");
   add(r.eagain, "-EAGAIN retry");
   // The legacy tier sees punts but not their reasons; a bare total would read as if the

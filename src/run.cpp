@@ -284,6 +284,10 @@ int run(const Options& opts) {
   KernelInfo kernel = kernel_info(support, kernel_release());
   disable_failed_features(kernel, tracer.load_rejections());
   disable_failed_features(kernel, tracer.attach());
+  if (!tracer.enter_detail().empty()) {
+    for (FeatureState& f : kernel.features)
+      if (f.name == "enter" && f.enabled) f.detail = tracer.enter_detail();
+  }
   // The tier promised punt attribution; a rejected or detached punt program takes it back.
   if (kernel.tier == tier_name(Tier::Full) && !feature_on(kernel, "punt")) {
     kernel.tier = std::string(tier_name(Tier::Legacy));

@@ -69,6 +69,14 @@ std::vector<std::pair<Key, Value>> copy_hash(const bpf_map* map) {
   return out;
 }
 
+constexpr const char* kEnterFentry = "usc_enter_fentry";
+constexpr const char* kEnterTracepoint = "usc_enter";
+
+bool wants(const KernelSupport& support, const std::string& program) {
+  return std::find(support.programs.begin(), support.programs.end(), program) !=
+         support.programs.end();
+}
+
 bool required_feature(const std::string& feature) {
   return feature == "submit" || feature == "complete";
 }
@@ -110,7 +118,7 @@ std::string feature_of_program(const std::string& program) {
   if (program.rfind("usc_cqe", 0) == 0) return "complete";
   if (program.rfind("usc_punt", 0) == 0) return "punt";
   if (program == "usc_create") return "create";
-  if (program == "usc_enter") return "enter";
+  if (program == "usc_enter" || program == "usc_enter_fentry") return "enter";
   if (program == "usc_ring_fds") return "fd_walk";
   if (program.rfind("usc_poll_arm", 0) == 0) return "poll_arm";
   if (program == "usc_task_add") return "task_add";
@@ -142,6 +150,15 @@ Tracer::Tracer(const KernelSupport& support, const TracerConfig& config) : confi
     const int err = uringscope_bpf__load(skel_.get());
     if (err == 0) break;
     const std::string log = libbpf_log_text();
+    const std::string rejected = rejected_program(log);
+    // The fentry way into io_uring_enter has the tracepoint behind it, so its refusal
+    // (a kernel without trampolines answers EPERM or ENOTSUPP, not a verifier log) costs
+    // the feature nothing: a note, not a rejection.
+    if (rejected == kEnterFentry && !left_out.count(rejected) && wants(support, kEnterTracepoint)) {
+      enter_fallback_ = fmt::format("fentry not loadable: {}", strerror(-err));
+      left_out.insert(rejected);
+      continue;
+    }
     const bool verifier_spoke = log.find("PROG LOAD LOG") != std::string::npos;
     if (!verifier_spoke && (err == -EPERM || err == -EACCES)) {
       throw Error(fmt::format(
@@ -149,7 +166,6 @@ Tracer::Tracer(const KernelSupport& support, const TracerConfig& config) : confi
           "CAP_PERFMON (or root); {}",
           strerror(-err), libbpf_log_summary()));
     }
-    const std::string rejected = rejected_program(log);
     const std::string feature = feature_of_program(rejected);
     if (rejected.empty() || required_feature(feature) || left_out.count(rejected)) {
       throw Error(fmt::format("the BPF verifier rejected uringscope's programs: {} (run with -v "
@@ -269,12 +285,43 @@ bool Tracer::walk_ring_fds() {
   return true;
 }
 
+// fentry first; the syscall tracepoint only when no trampoline would attach (a kernel
+// without ftrace direct calls), since it slows every syscall on the machine.
+bool Tracer::attach_enter(std::vector<AttachFailure>& failures) {
+  bpf_program* fentry = skel_->progs.usc_enter_fentry;
+  const bool tracepoint_loaded = bpf_program__autoload(skel_->progs.usc_enter);
+  if (!bpf_program__autoload(fentry)) {
+    if (tracepoint_loaded) {
+      enter_detail_ = "syscalls/sys_enter_io_uring_enter tracepoint";
+      if (!enter_fallback_.empty()) enter_detail_ += " (" + enter_fallback_ + ")";
+    }
+    return false;
+  }
+  if (bpf_link* link = bpf_program__attach(fentry)) {
+    links_.emplace_back(link);
+    enter_detail_ = "fentry on __x64_sys_io_uring_enter";
+    return true;
+  }
+  const std::string why = strerror(errno);
+  if (!tracepoint_loaded) {
+    failures.push_back({kEnterFentry, "enter", fmt::format("did not attach: {}", why)});
+    return true;  // nothing else to try
+  }
+  enter_detail_ = fmt::format(
+      "syscalls/sys_enter_io_uring_enter tracepoint (fentry did not attach: {})", why);
+  return false;
+}
+
 std::vector<AttachFailure> Tracer::attach() {
   std::vector<AttachFailure> failures;
+  const bool enter_done = attach_enter(failures);
   bpf_program* prog;
   bpf_object__for_each_program(prog, skel_->obj) {
     const std::string name = bpf_program__name(prog);
-    if (!bpf_program__autoload(prog) || prog == skel_->progs.usc_ring_fds) continue;
+    if (!bpf_program__autoload(prog) || prog == skel_->progs.usc_ring_fds ||
+        prog == skel_->progs.usc_enter_fentry)
+      continue;
+    if (prog == skel_->progs.usc_enter && enter_done) continue;
     bpf_link* link = bpf_program__attach(prog);
     if (!link) {
       const int err = errno;

@@ -36,6 +36,7 @@ bool opcode_waits_for_event(uint32_t opcode);
 // IORING_SETUP_* names set in flags, lowest bit first ("SQPOLL", "CQSIZE", ...).
 std::vector<std::string> setup_flag_names(uint32_t flags);
 
+inline constexpr uint32_t kSetupIopoll = 1u << 0;
 inline constexpr uint32_t kSetupSqpoll = 1u << 1;
 inline constexpr uint32_t kSetupDeferTaskrun = 1u << 13;
 

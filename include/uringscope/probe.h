@@ -60,7 +60,7 @@ struct KernelSupport {
   bool create = false;      // io_uring_create
   bool overflow = false;    // io_uring_cqe_overflow (5.19+)
   bool fd_walk = false;     // BPF task_file iterator (bpf_iter__task_file in BTF, 5.8+)
-  bool enter = false;       // syscall tracepoint for io_uring_enter (environment)
+  bool enter = false;       // io_uring_enter counted (fentry, or the syscall tracepoint)
   // REQ_F_*_BIT numbers looked up by name in BTF, indexed by enum us_req_flag; -1 when
   // the kernel has no such enumerator.
   std::array<int, US_RF__COUNT> req_bits{};

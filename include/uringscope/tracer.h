@@ -65,6 +65,9 @@ class Tracer {
   // any other program that fails is returned and its feature is off for the run.
   std::vector<AttachFailure> attach();
   std::size_t attached_count() const { return links_.size(); }
+  // How io_uring_enter is counted in this run, once attached: the fentry or the syscall
+  // tracepoint, and why not the fentry. Empty when the feature is off.
+  const std::string& enter_detail() const { return enter_detail_; }
   // Optional programs this kernel's verifier refused: they were left out of the load and
   // their features are off for the run.
   const std::vector<AttachFailure>& load_rejections() const { return rejections_; }
@@ -99,9 +102,13 @@ class Tracer {
   int64_t drain_budget_ = 0;
   std::vector<std::unique_ptr<bpf_link, LinkDeleter>> links_;
   void open_configured(const KernelSupport& support, const std::set<std::string>& left_out);
+  // Returns true when io_uring_enter is covered (or cannot be) without the tracepoint.
+  bool attach_enter(std::vector<AttachFailure>& failures);
 
   std::vector<uint32_t> prog_ids_;  // to wait for the kernel to free them
   std::vector<AttachFailure> rejections_;
+  std::string enter_fallback_;  // why the fentry program was left out of the load
+  std::string enter_detail_;
   TracerConfig config_;
 };
 

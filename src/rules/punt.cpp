@@ -99,13 +99,23 @@ std::string_view reason_key(PuntReason reason) {
   return "forced";
 }
 
+// On an IOPOLL ring io-wq hashes every regular-file request per inode
+// (io_prep_async_work()), reads included: "hashed" there says nothing about buffered
+// writes.
+bool hashed_by_iopoll(bool iopoll_ring, std::optional<uint32_t> opcode) {
+  return iopoll_ring && opcode && !opcode_is_write(*opcode);
+}
+
 // `opcode` is empty for the all-rings row.
-std::string_view reason_label(PuntReason reason, std::optional<uint32_t> opcode) {
+std::string_view reason_label(PuntReason reason, std::optional<uint32_t> opcode,
+                              bool iopoll_ring) {
   switch (reason) {
     case PuntReason::Forced:
       return opcode && kernel_forces_some(*opcode) ? "O_CREAT/O_TRUNC or IOSQE_ASYNC"
                                                    : "IOSQE_ASYNC";
-    case PuntReason::Hashed: return "hashed buffered write";
+    case PuntReason::Hashed:
+      return hashed_by_iopoll(iopoll_ring, opcode) ? "serialized per file (IOPOLL ring)"
+                                                   : "hashed buffered write";
     case PuntReason::RegularFile: return "regular file, would block";
     case PuntReason::Eagain: return "-EAGAIN, no poll";
   }
@@ -113,7 +123,8 @@ std::string_view reason_label(PuntReason reason, std::optional<uint32_t> opcode)
 }
 
 // "IOSQE_ASYNC 40, regular file, would block 10": the nonzero reasons, largest first.
-std::string reason_breakdown(const PuntReasons& reasons, std::optional<uint32_t> opcode) {
+std::string reason_breakdown(const PuntReasons& reasons, std::optional<uint32_t> opcode,
+                             bool iopoll_ring) {
   auto counts = reason_counts(reasons);
   std::stable_sort(counts.begin(), counts.end(),
                    [](const ReasonCount& a, const ReasonCount& b) { return a.count > b.count; });
@@ -121,7 +132,7 @@ std::string reason_breakdown(const PuntReasons& reasons, std::optional<uint32_t>
   for (const ReasonCount& rc : counts) {
     if (rc.count == 0) continue;
     if (!text.empty()) text += "; ";
-    text += fmt::format("{} {}", reason_label(rc.reason, opcode), format_count(rc.count));
+    text += fmt::format("{} {}", reason_label(rc.reason, opcode, iopoll_ring), format_count(rc.count));
   }
   return text;
 }
@@ -154,8 +165,19 @@ std::string punt_suggestion_by_kind(uint32_t opcode) {
 }
 
 // The fix for the reason the kernel showed. `opcode` is empty for the all-rings row.
-std::string punt_suggestion(PuntReason reason, std::optional<uint32_t> opcode) {
+std::string punt_suggestion(PuntReason reason, std::optional<uint32_t> opcode,
+                            bool iopoll_ring = false) {
   const std::string op = opcode ? opcode_name(*opcode) + " " : std::string();
+  if (reason == PuntReason::Hashed && hashed_by_iopoll(iopoll_ring, opcode)) {
+    return fmt::format(
+        "On an IOPOLL ring the nonblocking issue of these {}requests could not go ahead "
+        "(typically the device's queue was full, or the device has no poll queues), and "
+        "io-wq then runs IOPOLL file work one request at a time per file. Check that the "
+        "device polls (/sys/block/<dev>/queue/io_poll, nvme poll_queues), keep the queue "
+        "depth within what the device accepts, or drop IORING_SETUP_IOPOLL for this "
+        "device.",
+        op);
+  }
   switch (reason) {
     case PuntReason::Forced:
       if (opcode && kernel_forces_some(*opcode)) {
@@ -223,12 +245,13 @@ Finding punt_detail(const PuntRow& row) {
   const std::string name = opcode_name(op.opcode);
   const uint64_t p99 = op.latency.quantile_ns(0.99);
   const std::optional<PuntReason> dominant = dominant_reason(op.punt_reasons);
+  const bool iopoll = row.ring->setup_flags & kSetupIopoll;
   std::string message = fmt::format(
       "{}: {} of {} {} requests were punted to io-wq worker threads ({}) instead of "
       "completing inline",
       ring_label(*row.ring), format_count(op.punted), format_count(op.submitted), name,
       format_percent(op.punt_pct()));
-  if (dominant) message += fmt::format(" (by reason: {})", reason_breakdown(op.punt_reasons, op.opcode));
+  if (dominant) message += fmt::format(" (by reason: {})", reason_breakdown(op.punt_reasons, op.opcode, iopoll));
   message += "; io-wq is where the tail latency comes from";
   // No latency sample (all completions untracked) must not print as "p99 0ns".
   message += op.latency.count() ? fmt::format(" ({} p99 {}).", name, format_duration(p99)) : ".";
@@ -242,7 +265,8 @@ Finding punt_detail(const PuntRow& row) {
       .opcode = op.opcode,
       .message = std::move(message),
       .suggestion =
-          dominant ? punt_suggestion(*dominant, op.opcode) : punt_suggestion_by_kind(op.opcode),
+          dominant ? punt_suggestion(*dominant, op.opcode, iopoll)
+                   : punt_suggestion_by_kind(op.opcode),
       .evidence = std::move(evidence),
   };
 }
@@ -275,7 +299,7 @@ void rule_punt(const Snapshot& snapshot, std::vector<Finding>& out) {
         "{} of {} requests over all rings (ops that can complete inline) were punted to "
         "io-wq worker threads ({}) instead",
         format_count(punted), format_count(submitted), format_percent(pct));
-    if (dominant) message += fmt::format(" (by reason: {})", reason_breakdown(reasons, std::nullopt));
+    if (dominant) message += fmt::format(" (by reason: {})", reason_breakdown(reasons, std::nullopt, false));
     message += "; io-wq is where the tail latency comes from.";
     std::string suggestion;
     if (!rows.empty()) {

@@ -23,7 +23,7 @@ CFF_KEYS = {
     "url", "version",
 }
 
-SPDX_TOKEN = re.compile(r"\(|\)|[A-Za-z0-9.+-]+")
+SPDX_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+-]*")
 
 
 def project_version(cmake_path, problems):
@@ -44,7 +44,8 @@ def nonempty_str(v):
 
 
 def check_license(value, problems):
-    """A license is an SPDX identifier, an SPDX expression, or a list of identifiers."""
+    """CFF 1.2.0's schema takes one SPDX license identifier or a list of them, not an
+    SPDX expression: "MIT AND (GPL-2.0-only OR BSD-3-Clause)" fails cffconvert."""
     items = value if isinstance(value, list) else [value]
     if not items:
         problems.append("license: empty list")
@@ -52,34 +53,9 @@ def check_license(value, problems):
     for item in items:
         if not nonempty_str(item):
             problems.append(f"license: {item!r} is not a non-empty string")
-            continue
-        tokens = SPDX_TOKEN.findall(item)
-        if "".join(tokens) != re.sub(r"\s+", "", item):
-            problems.append(f"license: {item!r} has characters outside an SPDX expression")
-            continue
-        depth, expect_operand = 0, True
-        for tok in tokens:
-            if tok == "(":
-                if not expect_operand:
-                    break
-                depth += 1
-            elif tok == ")":
-                if expect_operand or depth == 0:
-                    depth = -1
-                    break
-                depth -= 1
-            elif tok in ("AND", "OR", "WITH"):
-                if expect_operand:
-                    depth = -1
-                    break
-                expect_operand = True
-            else:
-                if not expect_operand:
-                    depth = -1
-                    break
-                expect_operand = False
-        if depth != 0 or expect_operand:
-            problems.append(f"license: {item!r} is not a well-formed SPDX expression")
+        elif not SPDX_ID.fullmatch(item) or item in ("AND", "OR", "WITH"):
+            problems.append(f"license: {item!r} is not a single SPDX identifier "
+                            "(CFF takes a list of identifiers, not an expression)")
 
 
 def check_url(key, value, problems):

@@ -193,9 +193,14 @@ score leak-at-exit cmd LEAK OPENAT PUNT "--linger 1 leak 4" \
   ".leak.requests[0].abandoned == true @@ marked abandoned"
 score worker-storm cmd WORKERS "" PUNT "worker-storm 64" \
   ".workers[0].distinct >= \$gt[\"workers.distinct\"] @@ workers seen >= ground truth"
+# The thread idles out 2 ms after it starts. Under qemu TCG (the 6.1 run) that first sleep
+# can come before the creating task reaches the io_uring_create tracepoint, so before
+# uringscope knows the thread (seen once in three runs); every later sleep is after it.
+# With the default sq_thread_idle of 1 s that race needs a 1 s stall inside
+# io_uring_setup(), so one sleep of slack is the whole of it.
 score sqpoll-stall cmd SQPOLL "" "" "sqpoll-stall 150" \
   "$RING ring.counters.sqpoll_wakeups == \$gt[\"sqpoll.wakeups\"] @@ wake-ups = ground truth" \
-  "$RING ring.counters.sqpoll_sleeps >= \$gt[\"sqpoll.wakeups\"] @@ the thread slept before each wake-up"
+  "$RING ring.counters.sqpoll_sleeps >= \$gt[\"sqpoll.wakeups\"] - 1 @@ the thread slept before each wake-up (the first may precede the ring)"
 # One RECV posted at a time, before its data is sent: that is also one SQE per enter.
 score pollretry-socket cmd POLL-RETRY RECV BATCH "pollretry-socket 200" \
   "$OP op(\"RECV\").poll_armed == \$gt[\"poll.armed\"] @@ poll-armed = ground truth" \

@@ -307,6 +307,37 @@ TEST_F(Spine, SkippedFeaturesLoadNothingAndSaySo) {
   }
 }
 
+// io_uring_enter has two ways in: fentry on the syscall body where the kernel has
+// trampolines, else the syscall tracepoint. Whichever this kernel gives, the counts are
+// the injector's, and the report names the way it took (and why not fentry).
+TEST_F(Spine, EnterIsCountedWhicheverWayInAndSaysWhich) {
+  auto version = harness::run({kUringscope, "--version"});
+  const bool fentry_offered = version.out.find("fentry on __x64_sys_io_uring_enter") != std::string::npos;
+  for (const std::string forced : {"", "usc_enter"}) {
+    SCOPED_TRACE(forced.empty() ? "probe's choice" : "forced to the tracepoint");
+    const std::string json = json_file();
+    auto r = harness::run({"env", "URINGSCOPE_FORCE_PROGRAMS=" + forced, kUringscope,
+                           "--json=" + json, "--", kInject, "nobatch", "300"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto gt = harness::parse_ground_truth(r.out + r.err);
+    const auto report = harness::read_json(json);
+    ASSERT_EQ(report.at("rings").size(), 1u);
+    EXPECT_EQ(report.at("rings")[0].at("counters").at("enter_submit_calls").get<long long>(),
+              gt.value("submit_calls"));
+    const std::string detail = report.at("kernel").at("feature_detail").at("enter");
+    if (detail.starts_with("fentry on __x64_sys_io_uring_enter")) {
+      EXPECT_TRUE(forced.empty()) << detail;
+      EXPECT_TRUE(fentry_offered);
+    } else {
+      EXPECT_TRUE(detail.starts_with("syscalls/sys_enter_io_uring_enter tracepoint")) << detail;
+      // Offered but not taken: the report says why.
+      if (fentry_offered && forced.empty()) {
+        EXPECT_NE(detail.find("(fentry "), std::string::npos) << detail;
+      }
+    }
+  }
+}
+
 TEST_F(Spine, VersionShowsTierAndFeatures) {
   auto r = harness::run({kUringscope, "--version"});
   EXPECT_EQ(r.status, 0) << r.err;

@@ -117,6 +117,14 @@ class KernelBtf {
     add_trace_typedef("btf_trace_sched_process_fork", args);
   }
 
+  // A function as BTF shows it (FUNC -> FUNC_PROTO), e.g. the syscall entry
+  // __x64_sys_io_uring_enter(const struct pt_regs *regs) that uringscope puts an fentry on.
+  void function(const char* name, std::initializer_list<int> params) {
+    const int proto = check(btf__add_func_proto(raw(), types_.int_));
+    for (int param : params) check(btf__add_func_param(raw(), "p", param));
+    check(btf__add_func(raw(), name, BTF_FUNC_STATIC, proto));
+  }
+
   // A typedef of that name that is not a function pointer (corrupt or foreign BTF).
   void bogus_tracepoint(const std::string& event, int target) {
     check(btf__add_typedef(raw(), ("btf_trace_io_uring_" + event).c_str(), target));
@@ -1359,6 +1367,45 @@ TEST(ProbeKernel, FirstReqBitEnumeratorWins) {
 }
 
 // --- environment and rendering ----------------------------------------------------------
+
+TEST(ProbeKernel, EnterPrefersFentryAndKeepsTheTracepointAsFallback) {
+  auto k = kernel_6_18();
+  k.function("__x64_sys_io_uring_enter", {k.struct_ptr("pt_regs")});
+  const auto both = probe(k, true);
+  EXPECT_TRUE(both.enter);
+  EXPECT_TRUE(feature(both, "enter").enabled);
+  EXPECT_TRUE(contains(feature(both, "enter").detail, "fentry on __x64_sys_io_uring_enter, else"))
+      << feature(both, "enter").detail;
+  // fentry first, the tracepoint loaded as fallback (attached only if fentry fails).
+  const auto fentry_at = std::find(both.programs.begin(), both.programs.end(), "usc_enter_fentry");
+  const auto tp_at = std::find(both.programs.begin(), both.programs.end(), "usc_enter");
+  ASSERT_NE(fentry_at, both.programs.end());
+  ASSERT_NE(tp_at, both.programs.end());
+  EXPECT_LT(fentry_at, tp_at);
+
+  // No syscall tracepoints (CONFIG_FTRACE_SYSCALLS off): fentry alone still counts.
+  const auto fentry_only = probe(k, false);
+  EXPECT_TRUE(fentry_only.enter);
+  EXPECT_EQ(feature(fentry_only, "enter").detail, "fentry on __x64_sys_io_uring_enter");
+  EXPECT_EQ(std::count(fentry_only.programs.begin(), fentry_only.programs.end(), "usc_enter"), 0);
+}
+
+TEST(ProbeKernel, EnterFentryNeedsThePtRegsEntryPoint) {
+  // No such FUNC (another architecture): the tracepoint alone, as before.
+  EXPECT_EQ(feature(probe(kernel_6_18(), true), "enter").detail,
+            "syscalls/sys_enter_io_uring_enter tracepoint");
+  // A FUNC of that name that does not take the pt_regs pointer the program reads.
+  auto k = kernel_6_18();
+  const auto& t = k.types();
+  k.function("__x64_sys_io_uring_enter", {t.unsigned_, t.u32, t.u32, t.u32});
+  const auto s = probe(k, true);
+  EXPECT_EQ(feature(s, "enter").detail, "syscalls/sys_enter_io_uring_enter tracepoint");
+  EXPECT_EQ(std::count(s.programs.begin(), s.programs.end(), "usc_enter_fentry"), 0);
+  auto other_struct = kernel_6_18();
+  other_struct.function("__x64_sys_io_uring_enter", {other_struct.struct_ptr("io_kiocb")});
+  const auto wrong = probe(other_struct, true);
+  EXPECT_EQ(std::count(wrong.programs.begin(), wrong.programs.end(), "usc_enter_fentry"), 0);
+}
 
 TEST(ProbeKernel, SyscallTracepointsToggleEnter) {
   const auto k = kernel_6_18();

@@ -820,6 +820,18 @@ TEST_F(ReportText, AnSqpollThreadAsleepThroughoutIsNotZeroOffCpu) {
             "throughout)");
 }
 
+TEST_F(ReportText, HashedReadsAreNotCalledBufferedWrites) {
+  // A READ is hashed only on an IOPOLL ring; "buffered write" would be wrong for it.
+  OpStats& read = snap.rings[0].ops[1];
+  ASSERT_EQ(read.opcode, 22u);
+  read.punt_reasons = {.hashed = read.punted};
+  auto details = section(ring_block(lines_of(render(snap, findings)), "ring #0"),
+                         "  per-op punts, errors, poll waits");
+  EXPECT_NE(std::find(details.begin(), details.end(),
+                      "    READ punted 695,512: 695,512 hashed (serialized per file: IOPOLL ring)"),
+            details.end());
+}
+
 TEST_F(ReportText, MarkersForTheNewerTags) {
   for (Finding& f : newer_findings()) findings.push_back(std::move(f));
   std::string marked = render(snap, findings);

@@ -325,6 +325,24 @@ TEST(Punt, ForcedOpensBlameTheKernelFirst) {
       << punts[0].message;
 }
 
+TEST(Punt, HashedReadsOnAnIopollRingAreNotBufferedWrites) {
+  // fio with hipri=1: io-wq hashes every file request of an IOPOLL ring, reads too.
+  Ring ring = ring_with_ops(0, {punted_row(kRead, 1000, {.hashed = 400})});
+  ring.setup_flags = kSetupIopoll;
+  auto punts = with_tag(evaluate(snapshot_of({ring})), "PUNT");
+  ASSERT_EQ(punts.size(), 1u);
+  EXPECT_EQ(ev_text(punts[0], "reason"), "hashed");
+  EXPECT_TRUE(contains(punts[0].message, "serialized per file (IOPOLL ring) 400"))
+      << punts[0].message;
+  EXPECT_FALSE(contains(punts[0].message, "buffered write")) << punts[0].message;
+  EXPECT_TRUE(contains(punts[0].suggestion, "poll queues")) << punts[0].suggestion;
+  // Writes on the same ring keep the buffered-write reading.
+  ring.ops = {punted_row(kWrite, 1000, {.hashed = 400})};
+  auto writes = with_tag(evaluate(snapshot_of({ring})), "PUNT");
+  ASSERT_EQ(writes.size(), 1u);
+  EXPECT_TRUE(contains(writes[0].message, "hashed buffered write 400")) << writes[0].message;
+}
+
 TEST(Punt, EachReasonHasItsOwnFix) {
   // WRITE: 60 hashed of 100; SEND: 70 -EAGAIN of 100; OPENAT: 80 regular-file of 100.
   Snapshot s = snapshot_of({ring_with_ops(0, {punted_row(kOpenat, 100, {.regular_file = 80}),
