@@ -106,13 +106,22 @@ bool hashed_by_iopoll(bool iopoll_ring, std::optional<uint32_t> opcode) {
   return iopoll_ring && opcode && !opcode_is_write(*opcode);
 }
 
-// `opcode` is empty for the all-rings row.
-std::string_view reason_label(PuntReason reason, std::optional<uint32_t> opcode,
-                              bool iopoll_ring) {
+// Whose row a label is for: one op (on an IOPOLL ring or not), or all rings, where
+// `opens_forced` says some forced punts were opens the kernel may have forced itself.
+struct LabelContext {
+  std::optional<uint32_t> opcode = std::nullopt;
+  bool iopoll_ring = false;
+  bool opens_forced = false;
+};
+
+std::string_view reason_label(PuntReason reason, const LabelContext& on) {
+  const std::optional<uint32_t> opcode = on.opcode;
+  const bool iopoll_ring = on.iopoll_ring;
   switch (reason) {
     case PuntReason::Forced:
-      return opcode && kernel_forces_some(*opcode) ? "O_CREAT/O_TRUNC or IOSQE_ASYNC"
-                                                   : "IOSQE_ASYNC";
+      return on.opens_forced || (opcode && kernel_forces_some(*opcode))
+                 ? "O_CREAT/O_TRUNC or IOSQE_ASYNC"
+                 : "IOSQE_ASYNC";
     case PuntReason::Hashed:
       return hashed_by_iopoll(iopoll_ring, opcode) ? "serialized per file (IOPOLL ring)"
                                                    : "hashed buffered write";
@@ -123,8 +132,7 @@ std::string_view reason_label(PuntReason reason, std::optional<uint32_t> opcode,
 }
 
 // "IOSQE_ASYNC 40, regular file, would block 10": the nonzero reasons, largest first.
-std::string reason_breakdown(const PuntReasons& reasons, std::optional<uint32_t> opcode,
-                             bool iopoll_ring) {
+std::string reason_breakdown(const PuntReasons& reasons, const LabelContext& on) {
   auto counts = reason_counts(reasons);
   std::stable_sort(counts.begin(), counts.end(),
                    [](const ReasonCount& a, const ReasonCount& b) { return a.count > b.count; });
@@ -132,7 +140,7 @@ std::string reason_breakdown(const PuntReasons& reasons, std::optional<uint32_t>
   for (const ReasonCount& rc : counts) {
     if (rc.count == 0) continue;
     if (!text.empty()) text += "; ";
-    text += fmt::format("{} {}", reason_label(rc.reason, opcode, iopoll_ring), format_count(rc.count));
+    text += fmt::format("{} {}", reason_label(rc.reason, on), format_count(rc.count));
   }
   return text;
 }
@@ -251,7 +259,11 @@ Finding punt_detail(const PuntRow& row) {
       "completing inline",
       ring_label(*row.ring), format_count(op.punted), format_count(op.submitted), name,
       format_percent(op.punt_pct()));
-  if (dominant) message += fmt::format(" (by reason: {})", reason_breakdown(op.punt_reasons, op.opcode, iopoll));
+  if (dominant) {
+    message += fmt::format(" (by reason: {})", reason_breakdown(op.punt_reasons,
+                                                                {.opcode = op.opcode,
+                                                                 .iopoll_ring = iopoll}));
+  }
   message += "; io-wq is where the tail latency comes from";
   // No latency sample (all completions untracked) must not print as "p99 0ns".
   message += op.latency.count() ? fmt::format(" ({} p99 {}).", name, format_duration(p99)) : ".";
@@ -278,12 +290,14 @@ void rule_punt(const Snapshot& snapshot, std::vector<Finding>& out) {
   uint64_t punted = 0;
   uint64_t submitted = 0;
   PuntReasons reasons;
+  bool opens_forced = false;
   for (const Ring& ring : snapshot.rings) {
     for (const OpStats& op : ring.ops) {
       if (always_punted(op.opcode)) continue;
       punted += op.punted;
       submitted += op.submitted;
       reasons += op.punt_reasons;
+      opens_forced |= kernel_forces_some(op.opcode) && op.punt_reasons.forced > 0;
       if (punt_share_crosses(op.punted, op.submitted)) rows.push_back({&ring, &op});
     }
   }
@@ -299,7 +313,10 @@ void rule_punt(const Snapshot& snapshot, std::vector<Finding>& out) {
         "{} of {} requests over all rings (ops that can complete inline) were punted to "
         "io-wq worker threads ({}) instead",
         format_count(punted), format_count(submitted), format_percent(pct));
-    if (dominant) message += fmt::format(" (by reason: {})", reason_breakdown(reasons, std::nullopt, false));
+    if (dominant) {
+      message += fmt::format(" (by reason: {})",
+                             reason_breakdown(reasons, {.opens_forced = opens_forced}));
+    }
     message += "; io-wq is where the tail latency comes from.";
     std::string suggestion;
     if (!rows.empty()) {

@@ -323,6 +323,23 @@ TEST(Punt, ForcedOpensBlameTheKernelFirst) {
   EXPECT_FALSE(contains(punts[0].suggestion, "Drop IOSQE_ASYNC")) << punts[0].suggestion;
   EXPECT_TRUE(contains(punts[0].message, "(by reason: O_CREAT/O_TRUNC or IOSQE_ASYNC 500)"))
       << punts[0].message;
+
+  // The all-rings row sums forced punts of opens and of other ops: it cannot blame the
+  // program alone either.
+  Snapshot both = snapshot_of({ring_with_ops(0, {punted_row(kOpenat, 500, {.forced = 500})}),
+                               ring_with_ops(1, {punted_row(kRead, 500, {.forced = 500})})});
+  auto rows = with_tag(evaluate(both), "PUNT");
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_FALSE(rows[0].ring.has_value());
+  EXPECT_TRUE(contains(rows[0].message, "(by reason: O_CREAT/O_TRUNC or IOSQE_ASYNC 1,000)"))
+      << rows[0].message;
+  // Without an open among them, it is IOSQE_ASYNC as before.
+  Snapshot reads = snapshot_of({ring_with_ops(0, {punted_row(kRead, 500, {.forced = 500})}),
+                                ring_with_ops(1, {punted_row(kRead, 500, {.forced = 500})})});
+  auto read_rows = with_tag(evaluate(reads), "PUNT");
+  ASSERT_FALSE(read_rows.empty());
+  EXPECT_TRUE(contains(read_rows[0].message, "(by reason: IOSQE_ASYNC 1,000)"))
+      << read_rows[0].message;
 }
 
 TEST(Punt, HashedReadsOnAnIopollRingAreNotBufferedWrites) {
