@@ -26,7 +26,6 @@ constexpr std::string_view kOverflowLoss = "overflowed CQEs are not counted";
 constexpr std::string_view kFdWalkLoss =
     "rings opened before attach are found only at their first submission, without fd, "
     "sizes or setup flags";
-constexpr const char* kEnterFunction = "__x64_sys_io_uring_enter";
 constexpr std::string_view kEnterLoss =
     "io_uring_enter calls and submit batch sizes are not counted";
 constexpr std::string_view kPollArmLoss = "poll-arm retries (POLL-RETRY) are not counted";
@@ -387,7 +386,7 @@ Choice<bool> choose_fd_walk(const btf* vmlinux) {
 // pt_regs *), which is traceable (the typed __do_sys_ body is `inline`, so notrace). Its
 // BTF FUNC must exist and take the one pt_regs pointer the program reads.
 bool enter_fentry_possible(const btf* vmlinux) {
-  const int id = btf__find_by_name_kind(vmlinux, kEnterFunction, BTF_KIND_FUNC);
+  const int id = btf__find_by_name_kind(vmlinux, kEnterFentryFunction, BTF_KIND_FUNC);
   if (id <= 0) return false;
   const btf_type* func = btf__type_by_id(vmlinux, static_cast<__u32>(id));
   const btf_type* proto = func ? btf__type_by_id(vmlinux, func->type) : nullptr;
@@ -403,7 +402,15 @@ bool enter_fentry_possible(const btf* vmlinux) {
 // Whether a trampoline attaches is only known by trying (the kernel may lack ftrace), so
 // with both available both are loaded and the tracer keeps the tracepoint as fallback.
 Choice<bool> choose_enter(const btf* vmlinux, const ProbeEnvironment& env) {
-  const bool fentry = enter_fentry_possible(vmlinux);
+  const bool refused = env.enter_fentry.state == FentryTrial::Refused;
+  const bool fentry = enter_fentry_possible(vmlinux) && !refused;
+  // The trial load failed: this kernel takes no trampoline, say so once here rather than
+  // fail the same load again in the tracer.
+  if (refused && env.syscall_tracepoints)
+    return {true,
+            "syscalls/sys_enter_io_uring_enter tracepoint (fentry refused: " +
+                env.enter_fentry.reason + ")",
+            "usc_enter"};
   if (fentry && env.syscall_tracepoints)
     return {true,
             "fentry on __x64_sys_io_uring_enter, else the syscalls/sys_enter_io_uring_enter "

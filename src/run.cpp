@@ -17,6 +17,7 @@
 #include "uringscope/baseline.h"
 #include "uringscope/error.h"
 #include "uringscope/exit_status.h"
+#include "uringscope/fentry_trial.h"
 #include "uringscope/libbpf_log.h"
 #include "uringscope/list_ops.h"
 #include "uringscope/live.h"
@@ -44,7 +45,8 @@ uint64_t monotonic_ns() {
 
 KernelSupport probe_this_kernel() {
   BtfPtr btf = load_kernel_btf();
-  ProbeEnvironment env{kernel_release(), syscall_tracepoint_available()};
+  ProbeEnvironment env{kernel_release(), syscall_tracepoint_available(),
+                       try_fentry(btf.get(), kEnterFentryFunction)};
   return probe_kernel(btf.get(), env);
 }
 
@@ -284,9 +286,11 @@ int run(const Options& opts) {
   KernelInfo kernel = kernel_info(support, kernel_release());
   disable_failed_features(kernel, tracer.load_rejections());
   disable_failed_features(kernel, tracer.attach());
-  if (!tracer.enter_detail().empty()) {
+  // The way io_uring_enter is really counted; a probe detail that already names it (with
+  // the reason fentry was refused) says more and stays.
+  if (const std::string& taken = tracer.enter_detail(); !taken.empty()) {
     for (FeatureState& f : kernel.features)
-      if (f.name == "enter" && f.enabled) f.detail = tracer.enter_detail();
+      if (f.name == "enter" && f.enabled && !f.detail.starts_with(taken)) f.detail = taken;
   }
   // The tier promised punt attribution; a rejected or detached punt program takes it back.
   if (kernel.tier == tier_name(Tier::Full) && !feature_on(kernel, "punt")) {

@@ -12,6 +12,7 @@
 #include <linux/types.h>
 
 #include "uringscope.h"
+#include "uringscope/fentry_trial.h"
 #include "uringscope/snapshot.h"
 
 struct btf;  // libbpf
@@ -46,10 +47,16 @@ enum class PuntShape {
   Unrecognised,
 };
 
+// The x86-64 entry point of io_uring_enter, where uringscope puts its fentry (the typed
+// __do_sys_io_uring_enter body is `inline`, hence notrace).
+inline constexpr const char* kEnterFentryFunction = "__x64_sys_io_uring_enter";
+
 // Facts about the machine that are not in BTF; the loader fills them in.
 struct ProbeEnvironment {
   std::string kernel_release;         // uname -r
   bool syscall_tracepoints = false;   // tracefs has syscalls/sys_enter_io_uring_enter
+  // A trial load of an fentry program on the io_uring_enter entry point (fentry_trial.h).
+  FentryTrialResult enter_fentry;
 };
 
 struct KernelSupport {

@@ -1390,6 +1390,29 @@ TEST(ProbeKernel, EnterPrefersFentryAndKeepsTheTracepointAsFallback) {
   EXPECT_EQ(std::count(fentry_only.programs.begin(), fentry_only.programs.end(), "usc_enter"), 0);
 }
 
+TEST(ProbeKernel, EnterFentryRefusedAtTheTrialLoadIsNotOffered) {
+  auto k = kernel_6_18();
+  k.function("__x64_sys_io_uring_enter", {k.struct_ptr("pt_regs")});
+  ProbeEnvironment env = env_with_syscalls(true);
+  env.enter_fentry = {FentryTrial::Refused, "Operation not permitted"};
+  const auto refused = probe_kernel(k.get(), env);
+  EXPECT_TRUE(refused.enter);
+  EXPECT_EQ(feature(refused, "enter").detail,
+            "syscalls/sys_enter_io_uring_enter tracepoint (fentry refused: Operation not "
+            "permitted)");
+  EXPECT_EQ(std::count(refused.programs.begin(), refused.programs.end(), "usc_enter_fentry"), 0);
+  EXPECT_EQ(std::count(refused.programs.begin(), refused.programs.end(), "usc_enter"), 1);
+  // Refused and no syscall tracepoints either: the feature is off, with both reasons.
+  env.syscall_tracepoints = false;
+  const auto neither = probe_kernel(k.get(), env);
+  EXPECT_FALSE(neither.enter);
+  EXPECT_TRUE(contains(feature(neither, "enter").detail, "not counted"));
+  // Loads (or untried, as for --version without privileges): fentry first, as offered.
+  env = env_with_syscalls(true);
+  env.enter_fentry = {FentryTrial::Loads, ""};
+  EXPECT_TRUE(contains(feature(probe_kernel(k.get(), env), "enter").detail, "fentry on"));
+}
+
 TEST(ProbeKernel, EnterFentryNeedsThePtRegsEntryPoint) {
   // No such FUNC (another architecture): the tracepoint alone, as before.
   EXPECT_EQ(feature(probe(kernel_6_18(), true), "enter").detail,
