@@ -87,6 +87,12 @@ bool opcode_is_write(uint32_t opcode) {
   return opcode == 2 || opcode == 5 || opcode == 23 || opcode == 61;
 }
 
+std::string_view hashed_punt_label(uint32_t opcode, bool iopoll_ring) {
+  if (opcode_is_write(opcode)) return "hashed buffered write";
+  if (iopoll_ring) return "hashed (serialized per file: IOPOLL ring)";
+  return "hashed (serialized per inode)";
+}
+
 bool opcode_waits_for_event(uint32_t opcode) {
   switch (opcode) {
     case 6:   // POLL_ADD

@@ -80,7 +80,7 @@ void write_list(std::ostream& out, std::string_view indent, const std::string& l
 }
 
 // "690,000 regular file (likely page-cache miss)", ... for the non-zero reasons.
-std::vector<std::string> punt_reason_items(const OpStats& op) {
+std::vector<std::string> punt_reason_items(const OpStats& op, bool iopoll_ring) {
   const PuntReasons& r = op.punt_reasons;
   std::vector<std::string> items;
   auto add = [&](uint64_t n, std::string_view label) {
@@ -89,10 +89,7 @@ std::vector<std::string> punt_reason_items(const OpStats& op) {
   // FORCE_ASYNC is IOSQE_ASYNC, but the kernel also sets it itself for ops that can only
   // block (fsync, fallocate, sync_file_range), so the label must not blame the app.
   add(r.forced, "forced (IOSQE_ASYNC or blocking-only op)");
-  // Only writes hash by themselves; any other op hashed was on an IOPOLL ring, where
-  // io-wq serializes every regular-file request per inode.
-  add(r.hashed, opcode_is_write(op.opcode) ? "hashed buffered write"
-                                           : "hashed (serialized per file: IOPOLL ring)");
+  add(r.hashed, hashed_punt_label(op.opcode, iopoll_ring));
   add(r.regular_file, "regular file (likely page-cache miss)");
   add(r.eagain, "-EAGAIN retry");
   // The legacy tier sees punts but not their reasons; a bare total would read as if the
@@ -200,7 +197,7 @@ void render_ring(std::ostream& out, const Ring& ring, const std::vector<Finding>
     // A heading of their own: under the table at its indent they would read as rows.
     if (std::any_of(ring.ops.begin(), ring.ops.end(), has_op_details)) {
       out << "  per-op punts, errors, poll waits\n";
-      render_op_details(out, ring.ops);
+      render_op_details(out, ring.ops, ring.setup_flags & kSetupIopoll);
     }
   }
   render_counters(out, ring, findings, "  ", window_ns);
@@ -296,14 +293,14 @@ void render_op_table(std::ostream& out, std::span<const OpStats> ops,
   table.write(out);
 }
 
-void render_op_details(std::ostream& out, std::span<const OpStats> ops,
+void render_op_details(std::ostream& out, std::span<const OpStats> ops, bool iopoll_ring,
                        std::string_view indent) {
   for (const OpStats& op : ops) {
     if (!has_op_details(op)) continue;
     if (op.punted > 0)
       write_list(out, indent,
                  opcode_name(op.opcode) + " punted " + format_count(op.punted) + ": ",
-                 punt_reason_items(op));
+                 punt_reason_items(op, iopoll_ring));
     if (op.poll_armed > 0 || op.poll_armed_regular > 0) render_op_poll(out, op, indent);
     if (op.errors > 0 || op.failed > 0) render_op_errors(out, op, indent);
   }
@@ -365,13 +362,10 @@ void render_counters(std::ostream& out, const Ring& ring, const std::vector<Find
                         c.sqpoll_preempts || c.sqpoll_wakeups || sqpoll_finding)) {
     std::string thread = ring.sq_tid ? fmt::format("SQPOLL thread (tid {})", ring.sq_tid)
                                      : std::string("SQPOLL thread");
-    // sched_switch fires only for a thread that runs: one asleep from before the window
-    // to after it leaves every counter at zero, and "0ns off-CPU" would say the opposite.
-    const bool never_seen_running = c.sqpoll_offcpu_ns == 0 && c.sqpoll_sleeps == 0 &&
-                                    c.sqpoll_preempts == 0 && c.submissions == 0;
+    // "0ns off-CPU" for a thread asleep throughout would say the opposite of the truth.
     std::string value = format_duration(c.sqpoll_offcpu_ns);
     std::string share;
-    if (never_seen_running) {
+    if (!ring.sqpoll_thread_seen_running()) {
       value = "-";
       share = "not seen on a CPU in the window (asleep throughout)";
     } else if (window_ns > 0) {

@@ -50,23 +50,28 @@ KernelSupport probe_this_kernel() {
   return probe_kernel(btf.get(), env);
 }
 
+// The non-empty names of a comma-separated environment variable; none when it is unset.
+std::vector<std::string> env_list(const char* variable) {
+  std::vector<std::string> names;
+  const char* env = std::getenv(variable);
+  std::string_view list = env ? env : "";
+  while (!list.empty()) {
+    const std::size_t comma = list.find(',');
+    if (comma != 0) names.emplace_back(list.substr(0, comma));
+    list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+  }
+  return names;
+}
+
 // URINGSCOPE_FORCE_PROGRAMS=usc_a,usc_b overrides the probe for the features those
 // programs serve: for trying a variant by hand, and for testing what a verifier
 // rejection looks like to the user.
 void apply_forced_programs(KernelSupport& support) {
-  const char* env = std::getenv("URINGSCOPE_FORCE_PROGRAMS");
-  if (!env || !*env) return;
-  std::string list = env;
-  std::size_t start = 0;
-  while (start < list.size()) {
-    std::size_t comma = list.find(',', start);
-    std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+  for (const std::string& name : env_list("URINGSCOPE_FORCE_PROGRAMS")) {
     const std::string feature = feature_of_program(name);
     std::erase_if(support.programs,
                   [&](const std::string& p) { return feature_of_program(p) == feature; });
     support.programs.push_back(name);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
   }
 }
 
@@ -74,15 +79,8 @@ void apply_forced_programs(KernelSupport& support) {
 // loading: to measure what each costs (bench/), or to shed a tracepoint that fires too
 // often on a given box. submit and complete are the spine and cannot be skipped.
 void apply_skipped_features(KernelSupport& support) {
-  const char* env = std::getenv("URINGSCOPE_SKIP_FEATURES");
-  if (!env || !*env) return;
-  std::string_view list = env;
-  while (!list.empty()) {
-    const std::size_t comma = list.find(',');
-    const std::string name(list.substr(0, comma));
-    list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
-    if (name.empty()) continue;
-    if (name == "submit" || name == "complete")
+  for (const std::string& name : env_list("URINGSCOPE_SKIP_FEATURES")) {
+    if (required_feature(name))
       throw Error(fmt::format("URINGSCOPE_SKIP_FEATURES: '{}' is required and cannot be skipped", name));
     auto feature = std::find_if(support.features.begin(), support.features.end(),
                                 [&](const FeatureState& f) { return f.name == name; });

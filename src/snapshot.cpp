@@ -116,6 +116,11 @@ OpStats& OpStats::operator+=(const OpStats& other) {
 
 bool Ring::sqpoll() const { return setup_flags & kSetupSqpoll; }
 
+bool Ring::sqpoll_thread_seen_running() const {
+  return counters.submissions > 0 || counters.sqpoll_sleeps > 0 ||
+         counters.sqpoll_preempts > 0 || counters.sqpoll_offcpu_ns > 0;
+}
+
 double Ring::avg_batch() const {
   // On an SQPOLL ring the thread submits; an enter with to_submit > 0 (fio passes it
   // with SQ_WAKEUP) only wakes it, so dividing by those calls gives nonsense like 26k.

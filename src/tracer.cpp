@@ -77,10 +77,6 @@ bool wants(const KernelSupport& support, const std::string& program) {
          support.programs.end();
 }
 
-bool required_feature(const std::string& feature) {
-  return feature == "submit" || feature == "complete";
-}
-
 // The program a failed load names: libbpf says "prog 'usc_x': BPF program load failed".
 std::string rejected_program(const std::string& log) {
   const std::string marker = "prog '";
@@ -110,6 +106,10 @@ bool needed_by_this_run(const std::string& program, const TracerConfig& config) 
   if (program == "usc_file_get") return config.trace;
   if (program == "usc_fork") return config.follow;
   return true;
+}
+
+bool required_feature(const std::string& feature) {
+  return feature == "submit" || feature == "complete";
 }
 
 std::string feature_of_program(const std::string& program) {

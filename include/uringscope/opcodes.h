@@ -28,6 +28,10 @@ std::string_view opcode_since(uint32_t opcode);
 // Opcodes that read or write a file's data (for punt-reason advice).
 bool opcode_is_read(uint32_t opcode);
 bool opcode_is_write(uint32_t opcode);
+// What a hashed punt of `opcode` means. io-wq hashes writes to a regular file by
+// themselves (serialized per inode); on an IOPOLL ring it hashes every regular-file
+// request, reads included; other ops hash only where their definition says so.
+std::string_view hashed_punt_label(uint32_t opcode, bool iopoll_ring);
 
 // Ops that wait for an event by design (a timeout, a futex, a child, readiness), so
 // that being in flight for long is not in itself a sign of a stuck request.

@@ -56,7 +56,8 @@ void render_op_table(std::ostream& out, std::span<const OpStats> ops,
                      std::string_view indent = "    ");
 // Below an op table, per op in the order given: why its requests were punted, its top
 // error codes and rejections, how many waited on poll. Nothing for ops with none of these.
-void render_op_details(std::ostream& out, std::span<const OpStats> ops,
+// `iopoll_ring`: the ops are an IOPOLL ring's, whose io-wq work is all hashed.
+void render_op_details(std::ostream& out, std::span<const OpStats> ops, bool iopoll_ring,
                        std::string_view indent = "    ");
 // Every non-zero counter the submission block and op table do not already show (CQ
 // overflows, short writes, task work, leaks, ...), with their heading; nothing when all

@@ -151,6 +151,10 @@ struct Ring {
   std::vector<OpStats> ops;    // ascending opcode, only opcodes that saw activity
 
   bool sqpoll() const;
+  // sched_switch fires only for a thread that runs, so an SQPOLL thread asleep from before
+  // the window to after it leaves every counter at zero: "no sleep" means "always polling"
+  // only once the thread was seen on a CPU (switched, or submitting).
+  bool sqpoll_thread_seen_running() const;
   double avg_batch() const;    // SQEs per submitting enter call, 0 when no such call
 };
 

@@ -114,5 +114,7 @@ class Tracer {
 
 // The feature a BPF program serves (program names follow usc_<feature...>).
 std::string feature_of_program(const std::string& program);
+// Features without which there is no run: submit and complete.
+bool required_feature(const std::string& feature);
 
 }  // namespace uringscope

@@ -123,8 +123,8 @@ std::string_view reason_label(PuntReason reason, const LabelContext& on) {
                  ? "O_CREAT/O_TRUNC or IOSQE_ASYNC"
                  : "IOSQE_ASYNC";
     case PuntReason::Hashed:
-      return hashed_by_iopoll(iopoll_ring, opcode) ? "serialized per file (IOPOLL ring)"
-                                                   : "hashed buffered write";
+      // The all-rings row sums ops of every kind; buffered writes are what hashes there.
+      return opcode ? hashed_punt_label(*opcode, iopoll_ring) : "hashed buffered write";
     case PuntReason::RegularFile: return "regular file, would block";
     case PuntReason::Eagain: return "-EAGAIN, no poll";
   }

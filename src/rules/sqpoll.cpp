@@ -59,12 +59,9 @@ void rule_sqpoll(const Snapshot& snapshot, std::vector<Finding>& out) {
     }
 
     // Never idle over a window long enough for it to have gone idle: a CPU spent by
-    // design. INFO, since that is what some programs buy SQPOLL for. A thread that slept
-    // through the whole window (attached with -p to an idle program) also shows no sleep,
-    // since sched_switch only fires when a thread runs: it must have been seen running,
-    // submitting or being preempted, before "never slept" means "always polled".
-    const bool seen_running = c.submissions > 0 || c.sqpoll_preempts > 0;
-    if (c.sqpoll_sleeps == 0 && seen_running &&
+    // design. INFO, since that is what some programs buy SQPOLL for. A thread asleep
+    // through the whole window (-p on an idle program) shows no sleep either.
+    if (c.sqpoll_sleeps == 0 && ring.sqpoll_thread_seen_running() &&
         seconds >= thr(ThresholdId::SqpollBusyMinWindow)) {
       out.push_back(Finding{
           .tag = "SQPOLL",

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "uringscope/opcodes.h"
 #include "uringscope/report.h"
 
 namespace uringscope::report_test {
@@ -822,6 +823,7 @@ TEST_F(ReportText, AnSqpollThreadAsleepThroughoutIsNotZeroOffCpu) {
 
 TEST_F(ReportText, HashedReadsAreNotCalledBufferedWrites) {
   // A READ is hashed only on an IOPOLL ring; "buffered write" would be wrong for it.
+  snap.rings[0].setup_flags |= kSetupIopoll;
   OpStats& read = snap.rings[0].ops[1];
   ASSERT_EQ(read.opcode, 22u);
   read.punt_reasons = {.hashed = read.punted};

@@ -349,7 +349,7 @@ TEST(Punt, HashedReadsOnAnIopollRingAreNotBufferedWrites) {
   auto punts = with_tag(evaluate(snapshot_of({ring})), "PUNT");
   ASSERT_EQ(punts.size(), 1u);
   EXPECT_EQ(ev_text(punts[0], "reason"), "hashed");
-  EXPECT_TRUE(contains(punts[0].message, "serialized per file (IOPOLL ring) 400"))
+  EXPECT_TRUE(contains(punts[0].message, "hashed (serialized per file: IOPOLL ring) 400"))
       << punts[0].message;
   EXPECT_FALSE(contains(punts[0].message, "buffered write")) << punts[0].message;
   EXPECT_TRUE(contains(punts[0].suggestion, "poll queues")) << punts[0].suggestion;
