@@ -9,9 +9,9 @@
 
 #include <fmt/format.h>
 
-#include "rule_kit.h"
-#include "uringscope/errno_name.h"
-#include "uringscope/format.h"
+#include "rules/rule_kit.h"
+#include "util/errno_name.h"
+#include "util/format.h"
 #include "uringscope/opcodes.h"
 
 namespace uringscope::rules {

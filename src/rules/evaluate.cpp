@@ -6,7 +6,7 @@
 #include <tuple>
 #include <vector>
 
-#include "rule_kit.h"
+#include "rules/rule_kit.h"
 #include "uringscope/findings.h"
 
 namespace uringscope {

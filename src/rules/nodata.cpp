@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "rule_kit.h"
+#include "rules/rule_kit.h"
 
 namespace uringscope::rules {
 

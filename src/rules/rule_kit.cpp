@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 // The helpers the rules share: labels, shares, evidence and thresholds.
-#include "rule_kit.h"
+#include "rules/rule_kit.h"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
-#include "uringscope/format.h"
+#include "util/format.h"
 #include "uringscope/opcodes.h"
 
 namespace uringscope::rules {

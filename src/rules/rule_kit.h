@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "uringscope/findings.h"
-#include "uringscope/thresholds.h"
+#include "rules/thresholds.h"
 
 namespace uringscope::rules {
 

@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
-#include "rule_kit.h"
-#include "uringscope/format.h"
+#include "rules/rule_kit.h"
+#include "util/format.h"
 
 namespace uringscope::rules {
 

@@ -44,7 +44,7 @@ for name in "${only[@]}" "${!skip[@]}"; do
   grep -qx -- "$name" <<<"$scenarios" || { echo "run.sh: no scenario named '$name' (--list)" >&2; exit 2; }
 done
 for tool in "$uringscope" "$inject"; do
-  [[ -x $tool ]] || { echo "run.sh: $tool not built (scripts/build.sh)" >&2; exit 2; }
+  [[ -x $tool ]] || { echo "run.sh: $tool not built (packaging/build.sh)" >&2; exit 2; }
 done
 command -v jq >/dev/null || { echo "run.sh: needs jq (apt-get install jq)" >&2; exit 2; }
 # The distribution's python3 is where apt puts python3-jsonschema.

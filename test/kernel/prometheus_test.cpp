@@ -23,8 +23,8 @@
 #include <thread>
 
 #include "harness.h"
-#include "uringscope/metrics.h"
-#include "uringscope/unique_fd.h"
+#include "metrics/metrics.h"
+#include "util/unique_fd.h"
 
 using namespace std::chrono_literals;
 using harness::kInject;
@@ -229,7 +229,7 @@ TEST_F(PrometheusScrape, ScrapedValuesMatchTheJsonReport) {
   const std::string binary = find_prometheus();
   ASSERT_FALSE(binary.empty())
       << "prometheus is not installed: this test needs a real Prometheus server "
-         "(Debian package `prometheus`; scripts/install-deps.sh installs it)";
+         "(Debian package `prometheus`; packaging/install-deps.sh installs it)";
 
   const uint16_t metrics_port = free_port();
   Prometheus prom(binary, metrics_port);

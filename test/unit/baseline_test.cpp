@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "uringscope/baseline.h"
-#include "uringscope/error.h"
-#include "uringscope/report.h"
+#include "diff/baseline.h"
+#include "util/error.h"
+#include "report/report.h"
 
 namespace uringscope::baseline_test {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "uringscope/baseline.h"
-#include "uringscope/report.h"
+#include "diff/baseline.h"
+#include "report/report.h"
 
 namespace uringscope::baseline_test {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "uringscope/error.h"
-#include "uringscope/views.h"
+#include "util/error.h"
+#include "report/views.h"
 
 namespace uringscope::filter_test {
 namespace {

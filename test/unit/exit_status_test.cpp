@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <gtest/gtest.h>
 
-#include "uringscope/exit_status.h"
+#include "cli/exit_status.h"
 
 namespace uringscope {
 namespace {

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <sstream>
 
-#include "uringscope/format.h"
+#include "util/format.h"
 
 namespace uringscope {
 namespace {

@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "uringscope/report.h"
+#include "report/report.h"
 
 namespace uringscope::report_test {
 

@@ -2,7 +2,7 @@
 // --list-ops against synthetic BTF built here with libbpf, never the host's vmlinux.
 // The enumerator names and the "since" releases are copied from the UAPI header and
 // /work/shared/docs/kernel-io_uring-reference.md §3, not from the code under test.
-#include "uringscope/list_ops.h"
+#include "report/list_ops.h"
 
 #include <bpf/btf.h>
 #include <gtest/gtest.h>

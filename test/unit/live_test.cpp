@@ -13,7 +13,8 @@
 #include <tuple>
 #include <vector>
 
-#include "uringscope/live.h"
+#include "report/live.h"
+#include "snapshot/delta.h"
 #include "uringscope/opcodes.h"
 
 namespace uringscope::live_test {

@@ -23,9 +23,9 @@
 #include <thread>
 #include <vector>
 
-#include "uringscope/error.h"
-#include "uringscope/metrics.h"
-#include "uringscope/unique_fd.h"
+#include "util/error.h"
+#include "metrics/metrics.h"
+#include "util/unique_fd.h"
 
 namespace uringscope {
 namespace {

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "uringscope/metrics.h"
+#include "metrics/metrics.h"
 
 namespace uringscope {
 namespace {

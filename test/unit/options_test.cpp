@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "uringscope/error.h"
-#include "uringscope/options.h"
+#include "util/error.h"
+#include "cli/options.h"
 
 namespace uringscope {
 namespace {

@@ -3,7 +3,7 @@
 // mirror /work/shared/docs/kernel-io_uring-reference.md §1.2 and the REQ_F_*_BIT numbers
 // §2.3, so a wrong branch in the probe shows up as a wrong shape, tier or program list.
 // Never the host's /sys/kernel/btf/vmlinux: these must pass on any machine.
-#include "uringscope/probe.h"
+#include "probe/probe.h"
 
 #include <bpf/btf.h>
 #include <gtest/gtest.h>

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "uringscope/views.h"
+#include "report/views.h"
 
 namespace uringscope::compact_test {
 namespace {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "uringscope/report.h"
+#include "report/report.h"
 
 namespace uringscope::report_test {
 

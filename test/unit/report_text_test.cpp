@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "uringscope/opcodes.h"
-#include "uringscope/report.h"
+#include "report/report.h"
 
 namespace uringscope::report_test {
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <gtest/gtest.h>
 
-#include "uringscope/ring_fds.h"
+#include "os/ring_fds.h"
 
 namespace uringscope {
 namespace {

@@ -15,7 +15,7 @@
 
 #include "uringscope/findings.h"
 #include "uringscope/opcodes.h"
-#include "uringscope/thresholds.h"
+#include "rules/thresholds.h"
 
 // Snapshots are built with designated initializers naming only the fields a test is
 // about; the rest take their default member initializers. GCC before 14 still warns

@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "uringscope/opcodes.h"
-#include "uringscope/snapshot_builder.h"
+#include "snapshot/snapshot_builder.h"
 
 namespace uringscope {
 namespace {

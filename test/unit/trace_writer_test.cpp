@@ -5,7 +5,7 @@
 // tracks are tid 0x40000000 + row, markers last 1 us (0 when they start inside the
 // previous marker of their track), async ids and flow ids are request serial numbers
 // from 1. Every test also runs check_invariants(), the properties any trace must have.
-#include "uringscope/trace_writer.h"
+#include "trace/trace_writer.h"
 
 #include <gtest/gtest.h>
 #include <stdlib.h>
@@ -24,7 +24,7 @@
 #include <tuple>
 #include <vector>
 
-#include "uringscope/error.h"
+#include "util/error.h"
 
 namespace uringscope {
 namespace {

@@ -253,7 +253,7 @@ fi
 # --- the guest ----------------------------------------------------------------------------
 
 for tool in uringscope test/kernel_tests test/faults/inject; do
-  [[ -x $build/$tool || ${#command[@]} -gt 0 ]] || die "$build/$tool is not built (scripts/build.sh, or --build DIR)"
+  [[ -x $build/$tool || ${#command[@]} -gt 0 ]] || die "$build/$tool is not built (packaging/build.sh, or --build DIR)"
 done
 if [[ -n $results && $(realpath -m "$results")/ == "$root"/* ]]; then
   die "--results must be outside the checkout (the guest sees the checkout read-only)"

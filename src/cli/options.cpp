@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: MIT
+#include "cli/options.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <charconv>
+#include <cmath>
+
+#include "util/error.h"
+#include "cli/exit_status.h"
+#include "metrics/metrics.h"
+
+namespace uringscope {
+namespace {
+
+constexpr const char* kExamples = R"(
+Examples:
+  sudo uringscope ./myapp --my-args      run a program under the scope
+  sudo uringscope -p 31337 -d 30         watch a running process for 30 s
+  sudo uringscope -a -d 10               every io_uring user on the machine, 10 s
+  sudo uringscope -c -e punt -p 31337    compact per-op table, only ops that punted
+  sudo uringscope --json=r.json -p 31337 -d 10
+                                         JSON report in r.json, text report on stdout
+  sudo uringscope --json --fail-on=warn -p 31337 -d 10 || alert
+                                         CI gate: exit 3 on a finding at WARN or above
+  sudo uringscope --baseline b.json ./myapp; sudo uringscope --diff b.json ./myapp
+                                         compare two runs
+  uringscope --version                   what this kernel supports
+  uringscope --list-ops                  the io_uring opcodes this kernel has
+
+Exit status: 0 clean; 1 uringscope error; the command's own nonzero status; 3 a finding
+at or above --fail-on (in that order of precedence).
+)";
+
+std::vector<int> parse_pid_list(const std::string& text) {
+  std::vector<int> pids;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    std::size_t comma = text.find(',', start);
+    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos
+                                                                      : comma - start);
+    int pid = 0;
+    auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), pid);
+    if (item.empty() || ec != std::errc() || end != item.data() + item.size() || pid <= 0) {
+      throw UsageError(fmt::format("-p: '{}' is not a process id", item));
+    }
+    pids.push_back(pid);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return pids;
+}
+
+// Options that take their value as the next word, so the scan below does not mistake
+// that value for the start of the command.
+bool takes_separate_value(const std::string& arg) {
+  for (const char* option : {"-p", "--pid", "-d", "--duration", "--leak-age", "--fail-on",
+                             "--baseline", "--diff", "-e", "-i", "--interval", "--metrics",
+                             "--trace"}) {
+    if (arg == option) return true;
+  }
+  return false;
+}
+
+struct Normalised {
+  std::vector<std::string> args;
+  bool command_after_dashes = false;  // the user wrote "--" before the command
+};
+
+// `--json` takes an optional file. Written `--json=FILE` it is unambiguous; written
+// `--json FILE`, the next word is taken as the file only when it ends in ".json" (or is
+// "-"), so that `uringscope --json ./myapp` runs ./myapp and prints JSON to stdout.
+// Only uringscope's own options are rewritten, never the command's.
+Normalised normalise_json_flag(std::vector<std::string> args) {
+  Normalised out;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--") {
+      out.command_after_dashes = true;
+      break;
+    }
+    if (arg.empty() || arg[0] != '-') break;  // the command starts here
+    if (takes_separate_value(arg)) {
+      ++i;
+      continue;
+    }
+    if (arg != "--json") continue;
+    const std::string next = i + 1 < args.size() ? args[i + 1] : "";
+    const bool next_is_file =
+        next == "-" || (next.size() > 5 && next.compare(next.size() - 5, 5, ".json") == 0);
+    if (next_is_file) {
+      args[i] = "--json=" + next;
+      args.erase(args.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+    } else {
+      args[i] = "--json=-";
+    }
+  }
+  out.args = std::move(args);
+  return out;
+}
+
+}  // namespace
+
+Options parse_options(int argc, const char* const* argv) {
+  Options opts;
+  CLI::App app{
+      "uringscope: what your io_uring program really does, and what to fix\n\n"
+      "usage: uringscope [OPTIONS] CMD [ARGS...] | -p PID[,PID] | -a"};
+  app.name("uringscope");
+  app.footer(kExamples);
+  app.prefix_command();  // the first word that is not an option starts CMD
+  app.set_help_flag();   // we print help ourselves (no exit from inside the parser)
+
+  std::string pid_text;
+  double duration = 0;
+  std::string json_path;
+  app.add_flag("-h,--help", opts.help, "Print this help and exit");
+  app.add_option("-p,--pid", pid_text, "Attach to running processes (comma-separated)")
+      ->type_name("PID[,PID]");
+  app.add_flag("-a,--all", opts.all, "Trace every process using io_uring");
+  auto* duration_opt =
+      app.add_option("-d,--duration", duration,
+                     "Observation window in seconds (with CMD: stop watching after it)")
+          ->type_name("SECONDS");
+  auto* json_opt = app.add_option("--json", json_path,
+                                  "JSON report (schema 2) to FILE, or stdout when FILE is "
+                                  "omitted or '-' (the text report then goes to stderr)")
+                       ->type_name("[=FILE]");
+  auto* leak_opt =
+      app.add_option("--leak-age", opts.leak_age_s,
+                     "Requests in flight longer than this when the window ends are "
+                     "reported as leaked (or as waiting, for ops that wait on events); "
+                     "default 0.5")
+          ->type_name("SECONDS");
+  std::string fail_on_text;
+  auto* fail_on_opt =
+      app.add_option("--fail-on", fail_on_text,
+                     "Exit 3 when a finding at or above this severity exists (TOOL and "
+                     "NODATA never count)")
+          ->type_name("info|warn|crit");
+  std::string baseline_path, diff_path;
+  auto* baseline_opt =
+      app.add_option("--baseline", baseline_path, "Save this run's JSON report to FILE")
+          ->type_name("FILE");
+  auto* diff_opt = app.add_option("--diff", diff_path,
+                                  "Compare this run with a saved JSON report and print the "
+                                  "changes (also as \"diff\" in --json)")
+                       ->type_name("FILE");
+  app.add_flag("-c,--compact", opts.compact,
+               "Compact report: one per-op table over all rings, and the findings");
+  std::vector<std::string> filters;
+  app.add_option("-e", filters,
+                 "Display filter for the text report: op=NAME[,NAME], punt or error "
+                 "(repeatable; conditions combine)")
+      ->type_name("EXPR");
+  app.add_flag("--no-findings", opts.no_findings, "Numbers only: no findings are evaluated");
+  app.add_flag("-f,--follow", opts.follow,
+               "Follow children: processes the targets fork become targets too");
+  double interval = 0;
+  auto* interval_opt =
+      app.add_option("-i,--interval", interval,
+                     "Live mode: per-op deltas every SECONDS, then the full report")
+          ->type_name("SECONDS");
+  std::string metrics_spec, trace_path;
+  auto* metrics_opt =
+      app.add_option("--metrics", metrics_spec,
+                     "Serve OpenMetrics at http://[ADDR]:PORT/metrics while running "
+                     "(':PORT' listens on every interface, 'PORT' on loopback)")
+          ->type_name("[ADDR]:PORT");
+  auto* trace_opt =
+      app.add_option("--trace", trace_path,
+                     "Write a per-request timeline (Chrome trace JSON, opens in Perfetto)")
+          ->type_name("FILE");
+  app.add_flag("--list-ops", opts.list_ops,
+               "The io_uring opcode table, marking which ops this kernel has");
+  app.add_flag("-v,--verbose", opts.verbose, "Show libbpf and BPF verifier messages");
+  app.add_flag("--keep-root", opts.keep_root,
+               "Under sudo, run CMD as root instead of as the invoking user");
+  app.add_flag("--version", opts.version,
+               "Version, kernel release, support tier and per-feature status");
+
+  Normalised normalised = normalise_json_flag(std::vector<std::string>(argv + 1, argv + argc));
+  // CLI11 takes the words in reverse order.
+  std::vector<std::string> args(normalised.args.rbegin(), normalised.args.rend());
+  try {
+    app.parse(args);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(e.what());
+  }
+  opts.help_text = app.help();
+  if (json_opt->count()) opts.json = json_path.empty() ? "-" : json_path;
+  if (opts.help || opts.version || opts.list_ops) return opts;
+
+  opts.command = app.remaining();
+  if (!opts.command.empty() && opts.command.front() == "--") opts.command.erase(opts.command.begin());
+  // prefix_command() hands an unknown option over as if it started the command.
+  if (!opts.command.empty() && !normalised.command_after_dashes &&
+      opts.command.front().size() > 1 && opts.command.front()[0] == '-') {
+    throw UsageError(fmt::format("unknown option {}", opts.command.front()));
+  }
+  if (!pid_text.empty()) opts.pids = parse_pid_list(pid_text);
+  if (duration_opt->count()) {
+    if (!std::isfinite(duration) || duration <= 0) {
+      throw UsageError("-d wants a positive number of seconds");
+    }
+    opts.duration_s = duration;
+  }
+  if (leak_opt->count() && !(std::isfinite(opts.leak_age_s) && opts.leak_age_s >= 0)) {
+    throw UsageError("--leak-age wants a number of seconds, 0 or more");
+  }
+
+  if (fail_on_opt->count()) {
+    opts.fail_on = parse_fail_on(fail_on_text);
+    if (!opts.fail_on) throw UsageError("--fail-on wants info, warn or crit");
+    if (opts.no_findings) {
+      throw UsageError("--fail-on needs findings: it cannot be combined with --no-findings");
+    }
+  }
+  if (baseline_opt->count()) opts.baseline_out = baseline_path;
+  if (diff_opt->count()) opts.diff_against = diff_path;
+  opts.display_filter = parse_display_filter(filters);
+  if (interval_opt->count()) {
+    if (!std::isfinite(interval) || interval < 0.05) {
+      throw UsageError("-i wants an interval of at least 0.05 seconds");
+    }
+    opts.interval_s = interval;
+  }
+  if (metrics_opt->count()) {
+    parse_listen_address(metrics_spec);  // a malformed address fails here, before attaching
+    opts.metrics = metrics_spec;
+  }
+  if (trace_opt->count()) {
+    if (trace_path.empty()) throw UsageError("--trace wants a file name");
+    opts.trace = trace_path;
+  }
+
+  const int targets = !opts.command.empty() + !opts.pids.empty() + opts.all;
+  if (targets == 0) throw UsageError("nothing to trace: give a command, -p PID or -a");
+  if (targets > 1) {
+    throw UsageError("choose one target: a command, -p PID or -a (they cannot be combined)");
+  }
+  return opts;
+}
+
+}  // namespace uringscope

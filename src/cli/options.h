@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "uringscope/findings.h"
+#include "report/views.h"
+
+namespace uringscope {
+
+// Everything the command line can say, with its defaults. Filled by parse_options().
+struct Options {
+  std::vector<std::string> command;  // CMD [ARGS]: run it under the scope
+  std::vector<int> pids;             // -p PID[,PID]
+  bool all = false;                  // -a
+  std::optional<double> duration_s;  // -d SECONDS
+  bool verbose = false;              // -v: libbpf and verifier messages
+  bool keep_root = false;            // --keep-root: don't drop to SUDO_UID/SUDO_GID
+  std::optional<std::string> json;   // --json[=FILE]; "-" is stdout
+  double leak_age_s = 0.5;           // --leak-age: in flight longer than this at the end
+  std::optional<Severity> fail_on;   // --fail-on: exit 3 on a finding at or above this
+  std::optional<std::string> baseline_out;  // --baseline FILE: save this run's JSON there
+  std::optional<std::string> diff_against;  // --diff FILE: compare with a saved report
+  bool compact = false;              // -c: per-op table and findings only
+  DisplayFilter display_filter;      // -e: text output only
+  bool no_findings = false;          // --no-findings: numbers only
+  bool list_ops = false;             // --list-ops
+  bool follow = false;               // -f: children of the targets become targets
+  std::optional<double> interval_s;  // -i: live per-interval deltas
+  std::optional<std::string> metrics;  // --metrics [ADDR]:PORT (checked when parsed)
+  std::optional<std::string> trace;  // --trace FILE: per-request timeline
+  bool version = false;              // --version
+  bool help = false;                 // -h/--help (help_text holds the text)
+  std::string help_text;
+};
+
+// Throws UsageError with a one-line message for anything malformed or contradictory.
+Options parse_options(int argc, const char* const* argv);
+
+}  // namespace uringscope

@@ -1,0 +1,382 @@
+// SPDX-License-Identifier: MIT
+#include "loader/tracer.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <fmt/format.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <set>
+#include <chrono>
+#include <thread>
+#include <cerrno>
+#include <cstring>
+
+#include "util/error.h"
+#include "loader/libbpf_log.h"
+#include "util/unique_fd.h"
+#include "uringscope_bpf.skel.h"
+
+namespace uringscope {
+namespace {
+
+bool is_power_of_two(uint32_t v) { return v && !(v & (v - 1)); }
+
+void set_entries(bpf_map* map, uint32_t entries) {
+  if (int err = bpf_map__set_max_entries(map, entries); err) {
+    throw Error(fmt::format("cannot size BPF map {}: {}", bpf_map__name(map), strerror(-err)));
+  }
+}
+
+// Copies rows [0, rows) of an array map. The big tables are BPF_F_MMAPABLE: one mmap
+// instead of a syscall per row.
+template <typename Row>
+std::vector<Row> copy_rows(const bpf_map* map, uint32_t rows) {
+  rows = std::min(rows, bpf_map__max_entries(map));
+  std::vector<Row> out(rows);
+  if (rows == 0) return out;
+  const std::size_t stride = (bpf_map__value_size(map) + 7) & ~std::size_t{7};
+  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  const std::size_t length = (stride * rows + page - 1) / page * page;
+  void* base = mmap(nullptr, length, PROT_READ, MAP_SHARED, bpf_map__fd(map), 0);
+  if (base == MAP_FAILED) {
+    throw Error(fmt::format("cannot map BPF table {}: {}", bpf_map__name(map), strerror(errno)));
+  }
+  for (uint32_t i = 0; i < rows; ++i) {
+    std::memcpy(&out[i], static_cast<const char*>(base) + i * stride, sizeof(Row));
+  }
+  munmap(base, length);
+  return out;
+}
+
+// Every (key, value) of a hash map. Entries inserted while we walk may be missed; we
+// read after detaching, so nothing is.
+template <typename Key, typename Value>
+std::vector<std::pair<Key, Value>> copy_hash(const bpf_map* map) {
+  std::vector<std::pair<Key, Value>> out;
+  const int fd = bpf_map__fd(map);
+  Key key{};
+  Key next{};
+  const Key* prev = nullptr;
+  while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+    Value value{};
+    if (bpf_map_lookup_elem(fd, &next, &value) == 0) out.emplace_back(next, value);
+    key = next;
+    prev = &key;
+  }
+  return out;
+}
+
+constexpr const char* kEnterFentry = "usc_enter_fentry";
+constexpr const char* kEnterTracepoint = "usc_enter";
+
+bool wants(const KernelSupport& support, const std::string& program) {
+  return std::find(support.programs.begin(), support.programs.end(), program) !=
+         support.programs.end();
+}
+
+// The program a failed load names: libbpf says "prog 'usc_x': BPF program load failed".
+std::string rejected_program(const std::string& log) {
+  const std::string marker = "prog '";
+  for (std::size_t at = log.find(marker); at != std::string::npos; at = log.find(marker, at + 1)) {
+    const std::size_t end = log.find('\'', at + marker.size());
+    if (end == std::string::npos) break;
+    const std::string_view rest = std::string_view(log).substr(end);
+    if (rest.starts_with("': BPF program load failed") || rest.starts_with("': failed to load")) {
+      return log.substr(at + marker.size(), end - at - marker.size());
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+void Tracer::SkeletonDeleter::operator()(uringscope_bpf* skel) const {
+  uringscope_bpf__destroy(skel);
+}
+
+void Tracer::LinkDeleter::operator()(bpf_link* link) const { bpf_link__destroy(link); }
+
+void Tracer::RingBufferDeleter::operator()(ring_buffer* rb) const { ring_buffer__free(rb); }
+
+// Programs only some runs need: loading them otherwise would cost every run something.
+bool needed_by_this_run(const std::string& program, const TracerConfig& config) {
+  if (program == "usc_file_get") return config.trace;
+  if (program == "usc_fork") return config.follow;
+  return true;
+}
+
+bool required_feature(const std::string& feature) {
+  return feature == "submit" || feature == "complete";
+}
+
+std::string feature_of_program(const std::string& program) {
+  if (program.rfind("usc_sub", 0) == 0) return "submit";
+  if (program == "usc_cqe_ovf") return "overflow";
+  if (program.rfind("usc_cqe", 0) == 0) return "complete";
+  if (program.rfind("usc_punt", 0) == 0) return "punt";
+  if (program == "usc_create") return "create";
+  if (program == "usc_enter" || program == "usc_enter_fentry") return "enter";
+  if (program == "usc_ring_fds") return "fd_walk";
+  if (program.rfind("usc_poll_arm", 0) == 0) return "poll_arm";
+  if (program == "usc_task_add") return "task_add";
+  if (program == "usc_tw_run") return "task_work";
+  if (program == "usc_local_tw") return "local_work";
+  if (program == "usc_short_write") return "short_write";
+  if (program == "usc_req_failed") return "req_failed";
+  if (program == "usc_sched") return "io_threads";
+  if (program == "usc_file_get") return "file_get";
+  if (program == "usc_fork") return "fork";
+  return program;
+}
+
+Tracer::Tracer(const KernelSupport& support, const TracerConfig& config) : config_(config) {
+  const TableSizes& sizes = config.sizes;
+  if (!is_power_of_two(sizes.inflight_buckets) || !is_power_of_two(sizes.udata_slots)) {
+    throw Error("in-flight and user_data table sizes must be powers of two");
+  }
+  if (config.trace && (!is_power_of_two(config.trace_bytes) || config.trace_bytes < 4096)) {
+    throw Error("the trace buffer size must be a power of two of at least 4096 bytes");
+  }
+  // A kernel the probe did not foresee may still reject one program. An optional one
+  // costs its feature, never the run: leave it out and load again (libbpf loads an
+  // object all or nothing). Each round drops one program, so this ends.
+  std::set<std::string> left_out;
+  for (;;) {
+    open_configured(support, left_out);
+    libbpf_log_clear();
+    const int err = uringscope_bpf__load(skel_.get());
+    if (err == 0) break;
+    const std::string log = libbpf_log_text();
+    const std::string rejected = rejected_program(log);
+    // The fentry way into io_uring_enter has the tracepoint behind it, so its refusal
+    // (a kernel without trampolines answers EPERM or ENOTSUPP, not a verifier log) costs
+    // the feature nothing: a note, not a rejection.
+    if (rejected == kEnterFentry && !left_out.count(rejected) && wants(support, kEnterTracepoint)) {
+      enter_fallback_ = fmt::format("fentry not loadable: {}", strerror(-err));
+      left_out.insert(rejected);
+      continue;
+    }
+    const bool verifier_spoke = log.find("PROG LOAD LOG") != std::string::npos;
+    if (!verifier_spoke && (err == -EPERM || err == -EACCES)) {
+      throw Error(fmt::format(
+          "the kernel refused to load the BPF programs ({}): uringscope needs CAP_BPF and "
+          "CAP_PERFMON (or root); {}",
+          strerror(-err), libbpf_log_summary()));
+    }
+    const std::string feature = feature_of_program(rejected);
+    if (rejected.empty() || required_feature(feature) || left_out.count(rejected)) {
+      throw Error(fmt::format("the BPF verifier rejected uringscope's programs: {} (run with -v "
+                              "for the full log)",
+                              libbpf_log_summary()));
+    }
+    rejections_.push_back(
+        {rejected, feature, fmt::format("rejected by this kernel's verifier: {}", libbpf_log_summary())});
+    left_out.insert(rejected);
+  }
+  if (config.trace) {
+    trace_rb_.reset(ring_buffer__new(
+        bpf_map__fd(skel_->maps.trace_rb),
+        [](void* self, void* data, size_t size) {
+          auto* tracer = static_cast<Tracer*>(self);
+          if (size >= sizeof(us_trace_event) && tracer->trace_sink_) {
+            (*tracer->trace_sink_)(*static_cast<const us_trace_event*>(data));
+          }
+          // A negative return stops ring_buffer__consume() after this record (already
+          // consumed): the drain's budget is spent, the rest waits for the next one.
+          return --tracer->drain_budget_ > 0 ? 0 : -1;
+        },
+        this, nullptr));
+    if (!trace_rb_) throw Error(fmt::format("cannot read the trace buffer: {}", strerror(errno)));
+  }
+  bpf_program* prog;
+  bpf_object__for_each_program(prog, skel_->obj) {
+    if (!bpf_program__autoload(prog)) continue;
+    bpf_prog_info info{};
+    uint32_t len = sizeof info;
+    if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) == 0) prog_ids_.push_back(info.id);
+  }
+}
+
+Tracer::~Tracer() {
+  trace_rb_.reset();
+  links_.clear();
+  skel_.reset();
+  // Measured on 6.18: the last programs disappear within ~100 ms of closing their links.
+  using namespace std::chrono_literals;
+  const auto deadline = std::chrono::steady_clock::now() + 2s;
+  for (uint32_t id : prog_ids_) {
+    for (;;) {
+      UniqueFd fd(bpf_prog_get_fd_by_id(id));
+      if (!fd || std::chrono::steady_clock::now() > deadline) break;
+      fd.reset();
+      std::this_thread::sleep_for(5ms);
+    }
+  }
+}
+
+void Tracer::open_configured(const KernelSupport& support, const std::set<std::string>& left_out) {
+  const TableSizes& sizes = config_.sizes;
+  skel_.reset(uringscope_bpf__open());
+  if (!skel_) throw Error(fmt::format("cannot open the BPF object: {}", strerror(errno)));
+
+  for (const auto& name : support.programs) {
+    if (!bpf_object__find_program_by_name(skel_->obj, name.c_str())) {
+      throw Error(fmt::format("no BPF program named {} in uringscope", name));
+    }
+  }
+  bpf_program* prog;
+  bpf_object__for_each_program(prog, skel_->obj) {
+    const std::string name = bpf_program__name(prog);
+    bool wanted = std::find(support.programs.begin(), support.programs.end(), name) !=
+                      support.programs.end() &&
+                  needed_by_this_run(name, config_) && !left_out.count(name);
+    bpf_program__set_autoload(prog, wanted);
+  }
+
+  set_entries(skel_->maps.ring_ids, sizes.max_rings * 4);
+  set_entries(skel_->maps.ring_info, sizes.max_rings);
+  set_entries(skel_->maps.ring_stats, sizes.max_rings);
+  set_entries(skel_->maps.ring_opmap, sizes.max_rings * US_OP_SLOTS);
+  set_entries(skel_->maps.opstats, sizes.max_opstats);
+  set_entries(skel_->maps.inflight, sizes.inflight_buckets);
+  set_entries(skel_->maps.udata, sizes.udata_slots);
+  set_entries(skel_->maps.targets, (config_.pid_max + 63) / 64);
+  if (config_.trace) set_entries(skel_->maps.trace_rb, config_.trace_bytes);
+
+  auto* ro = skel_->rodata;
+  ro->filter_tgids = config_.filter_tgids;
+  ro->max_rings = sizes.max_rings;
+  ro->max_opstats = sizes.max_opstats;
+  ro->inflight_mask = sizes.inflight_buckets - 1;
+  ro->udata_mask = sizes.udata_slots - 1;
+  for (int i = 0; i < US_RF__COUNT; ++i) ro->req_bit[i] = support.req_bits[i];
+  ro->pidns_ino = config_.pidns_inode;
+  ro->trace_on = config_.trace;
+  ro->follow_forks = config_.follow;
+}
+
+void Tracer::add_target(uint32_t tgid) {
+  const int fd = bpf_map__fd(skel_->maps.targets);
+  uint32_t word = tgid / 64;
+  uint64_t bits = 0;
+  if (bpf_map_lookup_elem(fd, &word, &bits) != 0) {
+    throw Error(fmt::format("pid {} is above kernel.pid_max", tgid));
+  }
+  bits |= uint64_t{1} << (tgid % 64);
+  if (bpf_map_update_elem(fd, &word, &bits, BPF_ANY) != 0) {
+    throw Error(fmt::format("cannot add pid {} to the target filter: {}", tgid, strerror(errno)));
+  }
+}
+
+bool Tracer::walk_ring_fds() {
+  bpf_program* prog = skel_->progs.usc_ring_fds;
+  if (!bpf_program__autoload(prog)) return false;
+  std::unique_ptr<bpf_link, LinkDeleter> link(bpf_program__attach_iter(prog, nullptr));
+  if (!link) return false;
+  UniqueFd iter(bpf_iter_create(bpf_link__fd(link.get())));
+  if (!iter) return false;
+  // The program only updates maps; reading drives the walk to its end.
+  char buf[256];
+  while (read(iter.get(), buf, sizeof buf) > 0) {
+  }
+  return true;
+}
+
+// fentry first; the syscall tracepoint only when no trampoline would attach (a kernel
+// without ftrace direct calls), since it slows every syscall on the machine.
+bool Tracer::attach_enter(std::vector<AttachFailure>& failures) {
+  bpf_program* fentry = skel_->progs.usc_enter_fentry;
+  const bool tracepoint_loaded = bpf_program__autoload(skel_->progs.usc_enter);
+  if (!bpf_program__autoload(fentry)) {
+    if (tracepoint_loaded) {
+      enter_detail_ = "syscalls/sys_enter_io_uring_enter tracepoint";
+      if (!enter_fallback_.empty()) enter_detail_ += " (" + enter_fallback_ + ")";
+    }
+    return false;
+  }
+  if (bpf_link* link = bpf_program__attach(fentry)) {
+    links_.emplace_back(link);
+    enter_detail_ = "fentry on __x64_sys_io_uring_enter";
+    return true;
+  }
+  const std::string why = strerror(errno);
+  if (!tracepoint_loaded) {
+    failures.push_back({kEnterFentry, "enter", fmt::format("did not attach: {}", why)});
+    return true;  // nothing else to try
+  }
+  enter_detail_ = fmt::format(
+      "syscalls/sys_enter_io_uring_enter tracepoint (fentry did not attach: {})", why);
+  return false;
+}
+
+std::vector<AttachFailure> Tracer::attach() {
+  std::vector<AttachFailure> failures;
+  const bool enter_done = attach_enter(failures);
+  bpf_program* prog;
+  bpf_object__for_each_program(prog, skel_->obj) {
+    const std::string name = bpf_program__name(prog);
+    if (!bpf_program__autoload(prog) || prog == skel_->progs.usc_ring_fds ||
+        prog == skel_->progs.usc_enter_fentry)
+      continue;
+    if (prog == skel_->progs.usc_enter && enter_done) continue;
+    bpf_link* link = bpf_program__attach(prog);
+    if (!link) {
+      const int err = errno;
+      const std::string feature = feature_of_program(name);
+      if (required_feature(feature)) {
+        throw Error(fmt::format("cannot attach {} ({} tracepoint): {}", name, feature,
+                                strerror(err)));
+      }
+      failures.push_back({name, feature, fmt::format("did not attach: {}", strerror(err))});
+      continue;
+    }
+    links_.emplace_back(link);
+  }
+  return failures;
+}
+
+void Tracer::detach() { links_.clear(); }
+
+void Tracer::drain_trace(const std::function<void(const us_trace_event&)>& sink,
+                         uint64_t max_records) {
+  if (!trace_rb_) return;
+  trace_sink_ = &sink;
+  drain_budget_ = static_cast<int64_t>(std::min<uint64_t>(max_records, INT64_MAX));
+  ring_buffer__consume(trace_rb_.get());
+  trace_sink_ = nullptr;
+}
+
+std::vector<uint32_t> Tracer::target_tgids() const {
+  std::vector<uint32_t> tgids;
+  const auto words = copy_rows<uint64_t>(skel_->maps.targets, bpf_map__max_entries(skel_->maps.targets));
+  for (uint32_t word = 0; word < words.size(); ++word) {
+    const uint64_t bits = words[word];
+    if (bits == 0) continue;
+    for (uint32_t bit = 0; bit < 64; ++bit) {
+      if (bits & (uint64_t{1} << bit)) tgids.push_back(word * 64 + bit);
+    }
+  }
+  return tgids;
+}
+
+RawTables Tracer::read_tables(bool with_inflight) const {
+  RawTables raw;
+  const uint32_t ring_rows = skel_->bss->ring_rows + 1;
+  const uint32_t opstat_rows = skel_->bss->opstat_rows + 1;
+  raw.ring_info = copy_rows<us_ring_info>(skel_->maps.ring_info, ring_rows);
+  raw.ring_stats = copy_rows<us_ring_stats>(skel_->maps.ring_stats, ring_rows);
+  raw.opstats = copy_rows<us_opstat>(skel_->maps.opstats, opstat_rows);
+  for (int i = 0; i < US_TOOL__COUNT; ++i) raw.tool[i] = skel_->bss->us_tool[i];
+  if (with_inflight) {
+    raw.inflight = copy_rows<us_inflight_bucket>(skel_->maps.inflight,
+                                                bpf_map__max_entries(skel_->maps.inflight));
+  }
+  raw.errnos = copy_hash<us_errno_key, uint64_t>(skel_->maps.errnos);
+  raw.threads = copy_hash<uint32_t, us_thread>(skel_->maps.threads);
+  return raw;
+}
+
+}  // namespace uringscope

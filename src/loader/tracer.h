@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: MIT
+// The BPF side's lifecycle: open the skeleton, switch on the variants the probe chose,
+// size the tables, load (verifier), seed the target filter, find pre-existing rings,
+// attach, and at the end copy the tables out. Every libbpf object is owned by RAII, so
+// any exit path -- an exception included -- detaches and unloads everything.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "probe/probe.h"
+#include "uringscope/raw_tables.h"
+
+struct uringscope_bpf;
+struct bpf_link;
+struct ring_buffer;
+
+namespace uringscope {
+
+struct TableSizes {
+  uint32_t max_rings = US_DEFAULT_MAX_RINGS;
+  uint32_t max_opstats = US_DEFAULT_OPSTAT_SLOTS;
+  uint32_t inflight_buckets = US_DEFAULT_INFLIGHT_BUCKETS;  // power of two
+  uint32_t udata_slots = US_DEFAULT_UDATA_SLOTS;            // power of two
+};
+
+struct TracerConfig {
+  bool filter_tgids = false;  // false: every process on the machine (-a)
+  TableSizes sizes;
+  uint32_t pid_max = 4194304;  // sizes the target bitmap
+  uint64_t pidns_inode = 0;    // our pid namespace when not the initial one, else 0
+  bool trace = false;          // --trace: stream per-request records
+  uint32_t trace_bytes = US_DEFAULT_TRACE_BYTES;  // ring buffer size, a power of two
+  bool follow = false;         // -f: children forked by targets become targets
+};
+
+// A program that loaded but would not attach: its feature is off for this run.
+struct AttachFailure {
+  std::string program;
+  std::string feature;
+  std::string error;
+};
+
+class Tracer {
+ public:
+  // Opens and loads; throws Error with the verifier's complaint on failure.
+  Tracer(const KernelSupport& support, const TracerConfig& config);
+  // Detaches and unloads, then waits (briefly) until the kernel has really freed our
+  // programs: it does so asynchronously, and "uringscope exited" must mean "nothing of
+  // ours is loaded" to anyone who checks with bpftool right after.
+  ~Tracer();
+  Tracer(const Tracer&) = delete;
+  Tracer& operator=(const Tracer&) = delete;
+
+  void add_target(uint32_t tgid);
+  // Runs the fd-table iterator once, giving each ring the targets already own a row.
+  // Returns false when the iterator could not run (the rings are then adopted at their
+  // first submit instead, without fd).
+  bool walk_ring_fds();
+  // Attaches every loaded program. Submit and complete are required (throws Error);
+  // any other program that fails is returned and its feature is off for the run.
+  std::vector<AttachFailure> attach();
+  std::size_t attached_count() const { return links_.size(); }
+  // How io_uring_enter is counted in this run, once attached: the fentry or the syscall
+  // tracepoint, and why not the fentry. Empty when the feature is off.
+  const std::string& enter_detail() const { return enter_detail_; }
+  // Optional programs this kernel's verifier refused: they were left out of the load and
+  // their features are off for the run.
+  const std::vector<AttachFailure>& load_rejections() const { return rejections_; }
+  // Detaches everything; the maps stay readable until the Tracer is destroyed.
+  void detach();
+  // A copy of the tables. The in-flight table (2 MiB by default) is only needed for the
+  // leak scan at the end; periodic readers (live mode, metrics) skip it.
+  RawTables read_tables(bool with_inflight = true) const;
+  // The thread groups the filter holds now: the targets, and with -f their children.
+  std::vector<uint32_t> target_tgids() const;
+  // --trace: hands the records waiting in the ring buffer to `sink`, oldest first, at
+  // most `max_records` of them. The bound keeps a producer faster than the writer from
+  // holding the run loop forever (the buffer then fills and drops are counted).
+  void drain_trace(const std::function<void(const us_trace_event&)>& sink,
+                   uint64_t max_records = UINT64_MAX);
+
+ private:
+  struct SkeletonDeleter {
+    void operator()(uringscope_bpf* skel) const;
+  };
+  struct LinkDeleter {
+    void operator()(bpf_link* link) const;
+  };
+
+  struct RingBufferDeleter {
+    void operator()(ring_buffer* rb) const;
+  };
+
+  std::unique_ptr<uringscope_bpf, SkeletonDeleter> skel_;
+  std::unique_ptr<ring_buffer, RingBufferDeleter> trace_rb_;
+  const std::function<void(const us_trace_event&)>* trace_sink_ = nullptr;
+  int64_t drain_budget_ = 0;
+  std::vector<std::unique_ptr<bpf_link, LinkDeleter>> links_;
+  void open_configured(const KernelSupport& support, const std::set<std::string>& left_out);
+  // Returns true when io_uring_enter is covered (or cannot be) without the tracepoint.
+  bool attach_enter(std::vector<AttachFailure>& failures);
+
+  std::vector<uint32_t> prog_ids_;  // to wait for the kernel to free them
+  std::vector<AttachFailure> rejections_;
+  std::string enter_fallback_;  // why the fentry program was left out of the load
+  std::string enter_detail_;
+  TracerConfig config_;
+};
+
+// The feature a BPF program serves (program names follow usc_<feature...>).
+std::string feature_of_program(const std::string& program);
+// Features without which there is no run: submit and complete.
+bool required_feature(const std::string& feature);
+
+}  // namespace uringscope

@@ -1,0 +1,638 @@
+// SPDX-License-Identifier: MIT
+// Snapshot -> exposition text, OpenMetrics 1.0 or the Prometheus 0.0.4 text format. Pure:
+// no I/O, no clock, so the unit tests check it against the spec rules directly.
+//
+// A snapshot is cumulative from the start of the window, so every count is a counter
+// that starts at 0 and only grows for as long as uringscope runs. Series are labelled by
+// the ring's report id (stable for the ring's life), pid and comm, plus op where the
+// number is per opcode. Numbers that are sums of per-op series (a ring's submissions,
+// punts, errors, ...) are not repeated per ring: sum(...) by (ring) gives them, and one
+// number exposed twice is one number that can disagree with itself.
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "util/errno_name.h"
+#include "metrics/metrics.h"
+#include "uringscope/opcodes.h"
+#include "util/strings.h"
+
+namespace uringscope {
+namespace {
+
+enum class Type { Counter, Gauge, Histogram, Info };
+
+struct Family {
+  std::string_view name;  // OpenMetrics family name: no _total, no _info
+  Type type;
+  std::string_view unit;  // "" or the suffix the name ends in ("seconds")
+  std::string_view help;
+};
+
+using Labels = std::vector<std::pair<std::string_view, std::string>>;
+
+// Label values are opaque UTF-8 to both formats, and Prometheus refuses a whole scrape
+// over one invalid byte. A comm is 16 raw bytes from the kernel, possibly cut inside a
+// multi-byte character, so invalid sequences become U+FFFD before escaping.
+void append_utf8_sanitized(std::string& out, std::string_view in) {
+  static constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
+  std::size_t i = 0;
+  while (i < in.size()) {
+    const auto c = static_cast<unsigned char>(in[i]);
+    std::size_t len = 0;
+    uint32_t cp = 0;
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+      ++i;
+      continue;
+    } else if (c >= 0xC2 && c <= 0xDF) {
+      len = 2;
+      cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+      cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+      cp = c & 0x07;
+    }
+    bool ok = len != 0 && i + len <= in.size();
+    for (std::size_t k = 1; ok && k < len; ++k) {
+      const auto cc = static_cast<unsigned char>(in[i + k]);
+      ok = (cc & 0xC0) == 0x80;
+      cp = (cp << 6) | (cc & 0x3F);
+    }
+    // Overlong forms, surrogates and code points past U+10FFFF are invalid too.
+    if (ok) {
+      ok = !(len == 3 && cp < 0x800) && !(len == 4 && cp < 0x10000) && cp <= 0x10FFFF &&
+           !(cp >= 0xD800 && cp <= 0xDFFF);
+    }
+    if (ok) {
+      out.append(in.substr(i, len));
+      i += len;
+    } else {
+      out += kReplacement;
+      ++i;
+    }
+  }
+}
+
+// Label values escape backslash, double quote and line feed in both formats.
+std::string escape_label_value(std::string_view value) {
+  std::string clean;
+  append_utf8_sanitized(clean, value);
+  std::string out;
+  out.reserve(clean.size());
+  for (char c : clean) {
+    switch (c) {
+      case '\\': out += "\\\\"; break;
+      case '"': out += "\\\""; break;
+      case '\n': out += "\\n"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+// HELP text: 0.0.4 knows only \\ and \n there; OpenMetrics also \".
+std::string escape_help(std::string_view text, ExpositionFormat format) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '\\': out += "\\\\"; break;
+      case '\n': out += "\\n"; break;
+      case '"':
+        out += format == ExpositionFormat::OpenMetrics ? "\\\"" : "\"";
+        break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+// ns * 10^-9 in Go's %g shortest form (what OpenMetrics calls canonical), computed from
+// the integer's digits so no binary rounding can make two scrapes differ: exponent form
+// when the decimal exponent is below -4 or at least 6 (at least two exponent digits),
+// fixed otherwise, with ".0" added when there is neither a point nor an exponent.
+std::string seconds_from_ns(uint64_t ns) {
+  if (ns == 0) return "0.0";
+  std::string digits = std::to_string(ns);
+  const int exp = static_cast<int>(digits.size()) - 1 - 9;
+  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+  std::string out;
+  if (exp < -4 || exp >= 6) {
+    out += digits[0];
+    if (digits.size() > 1) {
+      out += '.';
+      out.append(digits, 1);
+    }
+    out += exp < 0 ? "e-" : "e+";
+    const int mag = exp < 0 ? -exp : exp;
+    if (mag < 10) out += '0';
+    out += std::to_string(mag);
+  } else if (exp < 0) {
+    out = "0.";
+    out.append(static_cast<std::size_t>(-exp - 1), '0');
+    out += digits;
+  } else {
+    const auto int_digits = static_cast<std::size_t>(exp + 1);
+    if (digits.size() <= int_digits) {
+      out = digits + std::string(int_digits - digits.size(), '0') + ".0";
+    } else {
+      out = digits.substr(0, int_digits) + "." + digits.substr(int_digits);
+    }
+  }
+  return out;
+}
+
+class Writer {
+ public:
+  Writer(ExpositionFormat format, std::string& out) : format_(format), out_(out) {}
+
+  bool openmetrics() const { return format_ == ExpositionFormat::OpenMetrics; }
+
+  // Metadata first, in the order the spec recommends (TYPE, UNIT, HELP). 0.0.4 has no
+  // UNIT line and no info type, and names a counter's metadata by its sample name.
+  void begin(const Family& f) {
+    family_ = f;
+    std::string meta_name(f.name);
+    std::string_view type;
+    switch (f.type) {
+      case Type::Counter:
+        type = "counter";
+        if (!openmetrics()) meta_name += "_total";
+        break;
+      case Type::Gauge: type = "gauge"; break;
+      case Type::Histogram: type = "histogram"; break;
+      case Type::Info:
+        type = openmetrics() ? "info" : "gauge";
+        if (!openmetrics()) meta_name += "_info";
+        break;
+    }
+    out_ += "# TYPE " + meta_name + " " + std::string(type) + "\n";
+    if (openmetrics() && !f.unit.empty()) out_ += "# UNIT " + meta_name + " " + std::string(f.unit) + "\n";
+    out_ += "# HELP " + meta_name + " " + escape_help(f.help, format_) + "\n";
+  }
+
+  // The family's one sample per series: _total for counters, _info for info.
+  void value(const Labels& labels, const std::string& number) {
+    std::string_view suffix;
+    if (family_.type == Type::Counter) suffix = "_total";
+    if (family_.type == Type::Info) suffix = "_info";
+    sample(suffix, labels, number);
+  }
+  void value(const Labels& labels, uint64_t n) { value(labels, std::to_string(n)); }
+
+  // Buckets 0 .. kHistBuckets-2 are closed above at 2^(i+1) ns; the last one is open, so
+  // it lives only in +Inf. The le set is therefore the same 39 values plus +Inf for every
+  // series and every scrape, whatever the data.
+  void histogram(const Labels& labels, const Histogram& h) {
+    uint64_t cumulative = 0;
+    Labels with_le = labels;
+    with_le.emplace_back("le", "");
+    for (std::size_t i = 0; i + 1 < kHistBuckets; ++i) {
+      cumulative += h.buckets[i];
+      with_le.back().second = latency_bucket_le(i);
+      sample("_bucket", with_le, std::to_string(cumulative));
+    }
+    cumulative += h.buckets[kHistBuckets - 1];
+    with_le.back().second = "+Inf";
+    sample("_bucket", with_le, std::to_string(cumulative));
+    sample("_count", labels, std::to_string(cumulative));
+    sample("_sum", labels, seconds_from_ns(h.sum_ns));
+  }
+
+ private:
+  void sample(std::string_view suffix, const Labels& labels, const std::string& number) {
+    out_ += family_.name;
+    out_ += suffix;
+    if (!labels.empty()) {
+      out_ += '{';
+      for (std::size_t i = 0; i < labels.size(); ++i) {
+        if (i) out_ += ',';
+        out_ += labels[i].first;
+        out_ += "=\"";
+        out_ += escape_label_value(labels[i].second);
+        out_ += '"';
+      }
+      out_ += '}';
+    }
+    out_ += ' ';
+    out_ += number;
+    out_ += '\n';
+  }
+
+  ExpositionFormat format_;
+  std::string& out_;
+  Family family_{};
+};
+
+// A ring as rendered: ops in ascending opcode with at most one row per opcode. The
+// builder's catch-all row and the BPF side's out-of-range slot are both "OTHER", and two
+// rows with one label set would be one series twice, which a scraper rejects.
+struct RingView {
+  const Ring* ring;
+  std::vector<OpStats> ops;
+};
+
+std::vector<RingView> ring_views(const Snapshot& snap) {
+  std::vector<const Ring*> rings;
+  for (const Ring& r : snap.rings) rings.push_back(&r);
+  std::stable_sort(rings.begin(), rings.end(), [](const Ring* a, const Ring* b) { return a->id < b->id; });
+  std::vector<RingView> views;
+  for (const Ring* r : rings) {
+    // A repeated id (the builder never makes one) would repeat every series: first wins.
+    if (!views.empty() && views.back().ring->id == r->id) continue;
+    RingView v{r, {}};
+    for (const OpStats& op : r->ops) {
+      auto it = std::find_if(v.ops.begin(), v.ops.end(),
+                             [&](const OpStats& o) { return o.opcode == op.opcode; });
+      if (it == v.ops.end()) {
+        v.ops.push_back(op);
+      } else {
+        *it += op;
+      }
+    }
+    std::stable_sort(v.ops.begin(), v.ops.end(),
+                     [](const OpStats& a, const OpStats& b) { return a.opcode < b.opcode; });
+    views.push_back(std::move(v));
+  }
+  return views;
+}
+
+Labels ring_labels(const Ring& ring) {
+  return {{"ring", std::to_string(ring.id)},
+          {"pid", std::to_string(ring.pid)},
+          {"comm", ring.comm}};
+}
+
+Labels op_labels(const Ring& ring, const OpStats& op) {
+  Labels l = ring_labels(ring);
+  l.emplace_back("op", opcode_name(op.opcode));
+  return l;
+}
+
+std::string join_flags(uint32_t flags) {
+  std::string out;
+  for (const std::string& name : setup_flag_names(flags)) {
+    if (!out.empty()) out += ',';
+    out += name;
+  }
+  return out;
+}
+
+// One family per OpStats counter, over every (ring, op).
+struct OpCounter {
+  Family family;
+  uint64_t OpStats::*member;
+};
+
+const OpCounter kOpCounters[] = {
+    {{"uringscope_requests_submitted", Type::Counter, "",
+      "Requests (SQEs) submitted, seen at the io_uring submit tracepoint."},
+     &OpStats::submitted},
+    {{"uringscope_requests_completed", Type::Counter, "",
+      "CQEs posted: one per request, plus multishot intermediates, overflowed CQEs and "
+      "completions of requests submitted before attach."},
+     &OpStats::completed},
+    {{"uringscope_untracked_completions", Type::Counter, "",
+      "CQEs of requests whose submission was not seen (submitted before attach): counted, "
+      "without latency."},
+     &OpStats::untracked},
+    {{"uringscope_request_errors", Type::Counter, "",
+      "CQEs with res < 0, -EAGAIN excluded."},
+     &OpStats::errors},
+    {{"uringscope_requests_failed", Type::Counter, "",
+      "Requests the kernel rejected before issue (io_uring_req_failed: a bad SQE)."},
+     &OpStats::failed},
+    {{"uringscope_multishot_cqes", Type::Counter, "",
+      "CQEs posted with IORING_CQE_F_MORE (multishot intermediates)."},
+     &OpStats::multishot_cqes},
+    {{"uringscope_requests_poll_armed", Type::Counter, "",
+      "Requests whose nonblocking attempt could not complete, so the kernel armed "
+      "internal poll and retried on readiness."},
+     &OpStats::poll_armed},
+    {{"uringscope_requests_poll_armed_regular_file", Type::Counter, "",
+      "Poll-armed requests on regular files (their retry goes to io-wq)."},
+     &OpStats::poll_armed_regular},
+    {{"uringscope_requests_cancelled_at_exit", Type::Counter, "",
+      "-ECANCELED CQEs posted while the ring's owner was exiting."},
+     &OpStats::cancelled_at_exit},
+};
+
+// One family per ring counter that has no per-op breakdown.
+struct RingCounter {
+  Family family;
+  uint64_t Counters::*member;
+  bool ns_to_seconds = false;
+};
+
+const RingCounter kRingCounters[] = {
+    {{"uringscope_enter_calls", Type::Counter, "", "io_uring_enter() calls on the ring."},
+     &Counters::enter_calls},
+    {{"uringscope_enter_submit_calls", Type::Counter, "",
+      "io_uring_enter() calls that asked to submit (to_submit > 0)."},
+     &Counters::enter_submit_calls},
+    {{"uringscope_enter_to_submit_sqes", Type::Counter, "",
+      "Sum of to_submit over io_uring_enter() calls: SQEs the callers asked to submit."},
+     &Counters::to_submit_sum},
+    {{"uringscope_cq_overflows", Type::Counter, "",
+      "CQEs that did not fit in the CQ ring and went to the overflow list."},
+     &Counters::cq_overflows},
+    {{"uringscope_inflight_table_drops", Type::Counter, "",
+      "Tracked requests evicted from uringscope's in-flight table (their latency is lost)."},
+     &Counters::inflight_map_drops},
+    {{"uringscope_short_writes", Type::Counter, "",
+      "Nonblocking buffered writes that wrote only part of the data."},
+     &Counters::short_writes},
+    {{"uringscope_task_work_adds", Type::Counter, "", "Completions queued as task work."},
+     &Counters::task_adds},
+    {{"uringscope_task_work_runs", Type::Counter, "", "Task-work passes that ran items."},
+     &Counters::task_work_runs},
+    {{"uringscope_task_work_items", Type::Counter, "", "Task-work items run."},
+     &Counters::task_work_items},
+    {{"uringscope_local_task_work_runs", Type::Counter, "",
+      "DEFER_TASKRUN local task-work passes that ran items."},
+     &Counters::local_task_work_runs},
+    {{"uringscope_local_task_work_items", Type::Counter, "",
+      "DEFER_TASKRUN local task-work items run."},
+     &Counters::local_task_work_items},
+    {{"uringscope_local_task_work_max_lag_seconds", Type::Gauge, "seconds",
+      "Longest wait of DEFER_TASKRUN local work from queueing to running, so far."},
+     &Counters::local_task_work_max_lag_ns, true},
+    {{"uringscope_local_task_work_pending_seconds", Type::Gauge, "seconds",
+      "Age of DEFER_TASKRUN local work still waiting to run."},
+     &Counters::local_task_work_pending_ns, true},
+    {{"uringscope_sqpoll_offcpu_seconds", Type::Counter, "seconds",
+      "Time the ring's SQPOLL thread spent switched out."},
+     &Counters::sqpoll_offcpu_ns, true},
+    {{"uringscope_sqpoll_sleeps", Type::Counter, "",
+      "Times the SQPOLL thread switched out voluntarily (went idle)."},
+     &Counters::sqpoll_sleeps},
+    {{"uringscope_sqpoll_preempts", Type::Counter, "",
+      "Times the SQPOLL thread was preempted."},
+     &Counters::sqpoll_preempts},
+    {{"uringscope_sqpoll_wakeups", Type::Counter, "",
+      "io_uring_enter() calls with IORING_ENTER_SQ_WAKEUP."},
+     &Counters::sqpoll_wakeups},
+    {{"uringscope_leaks_suspected", Type::Gauge, "",
+      "Requests in flight past the leak age that were not waiting on any event."},
+     &Counters::leaks_suspected},
+    {{"uringscope_leaks_pending", Type::Gauge, "",
+      "Requests in flight past the leak age that were waiting on an event."},
+     &Counters::leaks_pending},
+};
+
+struct ToolLoss {
+  std::string_view kind;
+  uint64_t ToolStats::*member;
+};
+
+const ToolLoss kToolLosses[] = {
+    {"rings_full", &ToolStats::rings_full},
+    {"opstats_full", &ToolStats::opstats_full},
+    {"op_out_of_range", &ToolStats::op_out_of_range},
+    {"enter_no_ring", &ToolStats::enter_no_ring},
+    {"overflow_no_req", &ToolStats::overflow_no_req},
+    {"errno_full", &ToolStats::errno_full},
+    {"threads_full", &ToolStats::threads_full},
+};
+
+void render_globals(Writer& w, const Snapshot& snap) {
+  w.begin({"uringscope_build", Type::Info, "", "uringscope's version."});
+  w.value({{"version", snap.tool_version}}, 1);
+
+  w.begin({"uringscope_kernel", Type::Info, "",
+           "The traced kernel's release and uringscope's support tier on it."});
+  w.value({{"release", snap.kernel.release}, {"tier", snap.kernel.tier}}, 1);
+
+  w.begin({"uringscope_feature_enabled", Type::Gauge, "",
+           "1 when the tracing feature works on this kernel, 0 when it is off (see "
+           "uringscope --version for why)."});
+  for (const FeatureState& f : snap.kernel.features) w.value({{"feature", f.name}}, f.enabled ? 1 : 0);
+
+  w.begin({"uringscope_window_seconds", Type::Gauge, "seconds",
+           "Length of the observation window so far."});
+  w.value({}, seconds_from_ns(snap.wall_ns));
+
+  w.begin({"uringscope_rings", Type::Gauge, "", "io_uring rings seen in the window."});
+  w.value({}, snap.rings.size());
+
+  w.begin({"uringscope_tool_losses", Type::Counter, "",
+           "Events uringscope could not record exactly because a table inside the kernel "
+           "was full or a value was out of range; each degrades what the other numbers mean."});
+  for (const ToolLoss& loss : kToolLosses) w.value({{"kind", std::string(loss.kind)}}, snap.tool.*loss.member);
+
+  w.begin({"uringscope_leak_age_threshold_seconds", Type::Gauge, "seconds",
+           "In flight longer than this counts as a suspected or pending leak (--leak-age)."});
+  w.value({}, seconds_from_ns(snap.leak.threshold_ns));
+
+  w.begin({"uringscope_leak_oldest_seconds", Type::Gauge, "seconds",
+           "Age of the oldest request in flight past the leak age, 0 when none."});
+  w.value({}, seconds_from_ns(snap.leak.oldest_ns));
+
+  w.begin({"uringscope_iowq_workers", Type::Gauge, "",
+           "Distinct io-wq worker threads (iou-wrk) of the process seen running."});
+  std::vector<ProcessWorkers> workers = snap.workers;
+  std::sort(workers.begin(), workers.end(),
+            [](const ProcessWorkers& a, const ProcessWorkers& b) { return a.pid < b.pid; });
+  // Two records of one pid would be one series twice: keep the first.
+  workers.erase(std::unique(workers.begin(), workers.end(),
+                            [](const ProcessWorkers& a, const ProcessWorkers& b) { return a.pid == b.pid; }),
+                workers.end());
+  for (const ProcessWorkers& pw : workers) w.value({{"pid", std::to_string(pw.pid)}}, pw.distinct);
+}
+
+void render_rings(Writer& w, const std::vector<RingView>& views) {
+  w.begin({"uringscope_ring", Type::Info, "",
+           "One per ring: its fd (empty when unknown), SQ/CQ sizes, setup flags and how "
+           "uringscope found it."});
+  for (const RingView& v : views) {
+    const Ring* ring = v.ring;
+    Labels l = ring_labels(*ring);
+    l.emplace_back("fd", ring->fd >= 0 ? std::to_string(ring->fd) : "");
+    l.emplace_back("sq_entries", std::to_string(ring->sq_entries));
+    l.emplace_back("cq_entries", std::to_string(ring->cq_entries));
+    l.emplace_back("flags", join_flags(ring->setup_flags));
+    l.emplace_back("source", std::string(ring_source_name(ring->source)));
+    w.value(l, 1);
+  }
+
+  for (const RingCounter& rc : kRingCounters) {
+    w.begin(rc.family);
+    for (const RingView& v : views) {
+      const uint64_t n = v.ring->counters.*rc.member;
+      if (rc.ns_to_seconds) {
+        w.value(ring_labels(*v.ring), seconds_from_ns(n));
+      } else {
+        w.value(ring_labels(*v.ring), n);
+      }
+    }
+  }
+
+  // A ring's completions minus its ops' completions: CQEs that carried neither a known
+  // request nor an opcode, which no op series can count.
+  w.begin({"uringscope_unattributed_completions", Type::Counter, "",
+           "CQEs of the ring that carried neither a known request nor an opcode, so no op "
+           "series counts them."});
+  for (const RingView& v : views) {
+    const Ring* ring = v.ring;
+    uint64_t by_ops = 0;
+    for (const OpStats& op : v.ops) by_ops += op.completed;
+    const uint64_t all = ring->counters.completions;
+    w.value(ring_labels(*ring), all > by_ops ? all - by_ops : 0);
+  }
+}
+
+void render_ops(Writer& w, const std::vector<RingView>& views) {
+  for (const OpCounter& oc : kOpCounters) {
+    w.begin(oc.family);
+    for (const RingView& v : views) {
+      for (const OpStats& op : v.ops) w.value(op_labels(*v.ring, op), op.*oc.member);
+    }
+  }
+
+  // Split by reason only: the reasons add up to the op's punts, and sum without (reason)
+  // gives them back.
+  w.begin({"uringscope_requests_punted", Type::Counter, "",
+           "Requests handed to io-wq worker threads, by why: forced (IOSQE_ASYNC), hashed "
+           "(buffered writes, serialized per inode), regular_file (typically a page-cache "
+           "miss), eagain (the nonblocking attempt returned -EAGAIN and no poll was possible)."});
+  for (const RingView& v : views) {
+    const Ring* ring = v.ring;
+    for (const OpStats& op : v.ops) {
+      const std::pair<std::string_view, uint64_t> reasons[] = {
+          {"forced", op.punt_reasons.forced},
+          {"hashed", op.punt_reasons.hashed},
+          {"regular_file", op.punt_reasons.regular_file},
+          {"eagain", op.punt_reasons.eagain}};
+      for (const auto& [reason, n] : reasons) {
+        Labels l = op_labels(*ring, op);
+        l.emplace_back("reason", std::string(reason));
+        w.value(l, n);
+      }
+    }
+  }
+
+  w.begin({"uringscope_request_errors_by_errno", Type::Counter, "",
+           "Error CQEs by errno name (the errors of an op add up to "
+           "uringscope_request_errors unless uringscope's errno table filled up)."});
+  for (const RingView& v : views) {
+    const Ring* ring = v.ring;
+    for (const OpStats& op : v.ops) {
+      std::vector<ErrnoCount> errnos = op.errnos;
+      std::sort(errnos.begin(), errnos.end(),
+                [](const ErrnoCount& a, const ErrnoCount& b) { return a.err < b.err; });
+      for (std::size_t i = 0; i < errnos.size(); ++i) {
+        if (i && errnos[i].err == errnos[i - 1].err) continue;  // one series per errno
+        Labels l = op_labels(*ring, op);
+        l.emplace_back("errno", errno_name(errnos[i].err));
+        w.value(l, errnos[i].count);
+      }
+    }
+  }
+
+  w.begin({"uringscope_request_latency_seconds", Type::Histogram, "seconds",
+           "Time from submission to the final CQE, tracked requests only. Buckets are the "
+           "kernel's log2 nanosecond buckets: le is 2^(i+1) ns."});
+  for (const RingView& v : views) {
+    const Ring* ring = v.ring;
+    for (const OpStats& op : v.ops) w.histogram(op_labels(*ring, op), op.latency);
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// How well one media range matches one of our formats: higher is more specific
+// (RFC 9110 12.5.1: the most specific matching range sets the q-value), 0 no match.
+int specificity(std::string_view type, std::string_view version, ExpositionFormat f) {
+  const bool om = f == ExpositionFormat::OpenMetrics;
+  const std::string_view ours = om ? "application/openmetrics-text" : "text/plain";
+  if (iequals(type, ours)) {
+    if (version.empty()) return 3;
+    // OpenMetrics 0.0.1 is what Prometheus before 2.43 asks for first; it is the same
+    // text as 1.0.0.
+    const bool ok = om ? (version == "1.0.0" || version == "0.0.1") : version == "0.0.4";
+    return ok ? 4 : 0;
+  }
+  const std::string_view major = ours.substr(0, ours.find('/'));
+  if (iequals(type, std::string(major) + "/*")) return 2;
+  if (type == "*/*") return 1;
+  return 0;
+}
+
+}  // namespace
+
+ExpositionFormat negotiate_format(std::string_view accept) {
+  struct Best {
+    int specificity = 0;
+    double q = 0;
+  };
+  Best best[2];  // indexed by ExpositionFormat
+  while (!accept.empty()) {
+    const std::size_t comma = accept.find(',');
+    std::string_view range = accept.substr(0, comma);
+    accept = comma == std::string_view::npos ? std::string_view{} : accept.substr(comma + 1);
+
+    std::string_view type = trim(range.substr(0, range.find(';')), kHttpWhitespace);
+    std::string_view version;
+    double q = 1.0;
+    for (std::size_t semi = range.find(';'); semi != std::string_view::npos;) {
+      const std::size_t next = range.find(';', semi + 1);
+      std::string_view param = trim(range.substr(semi + 1, next == std::string_view::npos ? std::string_view::npos : next - semi - 1), kHttpWhitespace);
+      semi = next;
+      const std::size_t eq = param.find('=');
+      if (eq == std::string_view::npos) continue;
+      std::string_view name = trim(param.substr(0, eq), kHttpWhitespace);
+      std::string_view value = trim(param.substr(eq + 1), kHttpWhitespace);
+      if (value.size() >= 2 && value.front() == '"' && value.back() == '"') value = value.substr(1, value.size() - 2);
+      if (iequals(name, "q")) {
+        // A malformed q makes the range unacceptable rather than preferred.
+        char* end = nullptr;
+        const std::string text(value);
+        q = std::strtod(text.c_str(), &end);
+        if (text.empty() || *end != '\0' || !(q >= 0 && q <= 1)) q = 0;
+      } else if (iequals(name, "version")) {
+        version = value;
+      }
+    }
+    for (ExpositionFormat f : {ExpositionFormat::OpenMetrics, ExpositionFormat::Prometheus004}) {
+      const int s = specificity(type, version, f);
+      Best& b = best[static_cast<int>(f)];
+      if (s > b.specificity || (s == b.specificity && s > 0 && q > b.q)) b = {s, q};
+    }
+  }
+  const Best& om = best[static_cast<int>(ExpositionFormat::OpenMetrics)];
+  const Best& text = best[static_cast<int>(ExpositionFormat::Prometheus004)];
+  // OpenMetrics only when the client named it (a wildcard alone does not make a client
+  // an OpenMetrics parser) and likes it at least as much as the text format.
+  if (om.specificity >= 3 && om.q > 0 && om.q >= text.q) return ExpositionFormat::OpenMetrics;
+  return ExpositionFormat::Prometheus004;
+}
+
+std::string_view content_type(ExpositionFormat format) {
+  return format == ExpositionFormat::OpenMetrics
+             ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+             : "text/plain; version=0.0.4; charset=utf-8";
+}
+
+std::string latency_bucket_le(std::size_t i) { return seconds_from_ns(bucket_upper_ns(i)); }
+
+std::string render_exposition(const Snapshot& snap, ExpositionFormat format) {
+  // Ascending ring id and opcode, so series come out in one order every scrape.
+  const std::vector<RingView> rings = ring_views(snap);
+
+  std::string out;
+  out.reserve(4096 + rings.size() * 8192);
+  Writer w(format, out);
+  render_globals(w, snap);
+  render_rings(w, rings);
+  render_ops(w, rings);
+  if (format == ExpositionFormat::OpenMetrics) out += "# EOF\n";
+  return out;
+}
+
+}  // namespace uringscope

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: MIT
+// JSON schema 2. Within a schema fields are only added, never renamed or removed, so
+// every key here is a promise to scripts; docs/json.md describes each one.
+#include <variant>
+
+#include "util/errno_name.h"
+#include "util/format.h"
+#include "uringscope/opcodes.h"
+#include "report/report.h"
+
+namespace uringscope {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+
+Json target_json(const TargetInfo& target) {
+  return Json{{"mode", target_mode_name(target.mode)},
+              {"pids", target.pids},
+              {"command", target.command}};
+}
+
+Json ops_json(const std::vector<OpStats>& ops) {
+  Json out = Json::array();
+  for (const OpStats& op : ops) out.push_back(op_json(op));
+  return out;
+}
+
+Json tool_stats_json(const ToolStats& tool) {
+  return Json{{"rings_full", tool.rings_full},
+              {"opstats_full", tool.opstats_full},
+              {"op_out_of_range", tool.op_out_of_range},
+              {"enter_no_ring", tool.enter_no_ring},
+              {"overflow_no_req", tool.overflow_no_req},
+              {"errno_full", tool.errno_full},
+              {"threads_full", tool.threads_full},
+              {"trace_drops", tool.trace_drops}};
+}
+
+Json punt_reasons_json(const PuntReasons& r) {
+  return Json{{"forced", r.forced},
+              {"hashed", r.hashed},
+              {"regular_file", r.regular_file},
+              {"eagain", r.eagain}};
+}
+
+// The number for scripts that compare against <errno.h>, the name for people.
+Json errnos_json(const std::vector<ErrnoCount>& errnos) {
+  Json out = Json::array();
+  for (const ErrnoCount& e : errnos)
+    out.push_back(Json{{"errno", e.err}, {"name", errno_name(e.err)}, {"count", e.count}});
+  return out;
+}
+
+Json pending_request_json(const PendingRequest& r) {
+  // user_data is often a pointer: the integer is exact (uint64), the hex string is what
+  // a debugger or a log line shows.
+  return Json{{"ring", r.ring},
+              {"op", opcode_name(r.opcode)},
+              {"opcode", r.opcode},
+              {"age_ns", r.age_ns},
+              {"user_data", r.user_data},
+              {"user_data_hex", format_hex(r.user_data)},
+              {"where", request_where_name(r.where)},
+              {"abandoned", r.abandoned},
+              {"waiting", r.waiting}};
+}
+
+Json workers_json(const std::vector<ProcessWorkers>& workers) {
+  Json out = Json::array();
+  for (const ProcessWorkers& w : workers)
+    out.push_back(Json{{"pid", w.pid}, {"distinct", w.distinct}});
+  return out;
+}
+
+}  // namespace
+
+nlohmann::ordered_json kernel_json(const KernelInfo& kernel) {
+  Json features = Json::object();
+  Json detail = Json::object();
+  for (const FeatureState& f : kernel.features) {
+    features[f.name] = f.enabled;
+    detail[f.name] = f.detail;
+  }
+  return Json{{"release", kernel.release},
+              {"tier", kernel.tier},
+              {"features", std::move(features)},
+              {"feature_detail", std::move(detail)}};
+}
+
+Json counters_json(const Counters& counters) {
+  Json out = Json::object();
+  for (const CounterField& field : kCounterFields) out[field.name] = counters.*field.member;
+  // The contract names trace_rb_drops among the counters. Only --trace sends records
+  // through a BPF ring buffer, and its drops are not per ring: render_json() puts the
+  // run's count in the top-level counters; per ring it is 0, a true count (no ring's
+  // records are told apart when the buffer is full). The guard keeps a future real
+  // counter of that name from being overwritten once kCounterFields carries it.
+  // The contract's hazard_* counters are deliberately absent: nothing checks for hazards
+  // yet, and a 0 there would read as "checked, none found" (see "hazards" below).
+  if (!out.contains("trace_rb_drops")) out["trace_rb_drops"] = uint64_t{0};
+  return out;
+}
+
+namespace {
+
+Json run_counters_json(const Snapshot& snap) {
+  Json out = counters_json(snap.totals);
+  out["trace_rb_drops"] = snap.tool.trace_drops;
+  return out;
+}
+
+}  // namespace
+
+Json op_json(const OpStats& op) {
+  const Histogram& h = op.latency;
+  Json hist = Json::array();
+  for (uint64_t b : h.buckets) hist.push_back(b);
+  return Json{{"op", opcode_name(op.opcode)},
+              {"opcode", op.opcode},
+              {"submitted", op.submitted},
+              {"completed", op.completed},
+              {"untracked", op.untracked},
+              {"punted", op.punted},
+              {"punt_pct", op.punt_pct()},
+              {"punt_reasons", punt_reasons_json(op.punt_reasons)},
+              {"errors", op.errors},
+              {"errnos", errnos_json(op.errnos)},
+              {"failed", op.failed},
+              {"multishot_cqes", op.multishot_cqes},
+              {"poll_armed", op.poll_armed},
+              {"poll_armed_regular", op.poll_armed_regular},
+              {"cancelled_at_exit", op.cancelled_at_exit},
+              {"avg_ns", h.mean_ns()},
+              {"p50_ns", h.quantile_ns(0.5)},
+              {"p99_ns", h.quantile_ns(0.99)},
+              {"max_ns", h.max_ns},
+              {"log2_hist", std::move(hist)}};
+}
+
+Json ring_json(const Ring& ring) {
+  Json flag_names = Json::array();
+  for (const std::string& name : setup_flag_names(ring.setup_flags)) flag_names.push_back(name);
+  return Json{{"id", ring.id},
+              // null rather than -1: an unknown fd is not a number a script should use.
+              {"fd", ring.fd < 0 ? Json(nullptr) : Json(ring.fd)},
+              {"pid", ring.pid},
+              {"comm", ring.comm},
+              {"sq_entries", ring.sq_entries},
+              {"cq_entries", ring.cq_entries},
+              {"flags", ring.setup_flags},
+              {"flag_names", std::move(flag_names)},
+              {"sqpoll", ring.sqpoll()},
+              // null when no SQPOLL thread was seen, like fd: 0 is no thread id.
+              {"sq_tid", ring.sq_tid ? Json(ring.sq_tid) : Json(nullptr)},
+              {"source", ring_source_name(ring.source)},
+              {"avg_batch", ring.avg_batch()},
+              {"counters", counters_json(ring.counters)},
+              {"ops", ops_json(ring.ops)}};
+}
+
+Json leak_json(const LeakInfo& leak) {
+  Json requests = Json::array();
+  for (const PendingRequest& r : leak.requests) requests.push_back(pending_request_json(r));
+  return Json{{"threshold_ns", leak.threshold_ns},
+              {"suspected", leak.suspected},
+              {"pending", leak.pending},
+              {"oldest_ns", leak.oldest_ns},
+              {"requests", std::move(requests)}};
+}
+
+Json finding_json(const Finding& finding) {
+  Json evidence = Json::object();
+  for (const Evidence& e : finding.evidence) {
+    std::visit([&](const auto& value) { evidence[e.key] = value; }, e.value);
+  }
+  return Json{{"tag", finding.tag},
+              {"severity", severity_name(finding.severity)},
+              {"ring", finding.ring ? Json(*finding.ring) : Json(nullptr)},
+              {"op", finding.opcode ? Json(opcode_name(*finding.opcode)) : Json(nullptr)},
+              {"opcode", finding.opcode ? Json(*finding.opcode) : Json(nullptr)},
+              {"message", finding.message},
+              {"suggestion", finding.suggestion},
+              {"evidence", std::move(evidence)}};
+}
+
+Json render_json(const Snapshot& snap, const std::vector<Finding>& findings) {
+  Json rings = Json::array();
+  for (const Ring& ring : snap.rings) rings.push_back(ring_json(ring));
+  Json found = Json::array();
+  for (const Finding& f : findings) found.push_back(finding_json(f));
+
+  // hazards and end_to_end are in the contract, so the keys are always there, but nothing
+  // measures them yet (no --check, no liburing uprobes): "available": false says "not
+  // measured in this run", where zeros would read as "checked, none found". Their other
+  // keys appear only when available. The leak scan always runs, so leak is always
+  // present and its zeros do mean "none found".
+  const Json not_measured = Json{{"available", false}};
+  return Json{{"tool", "uringscope"},
+              {"schema", kJsonSchema},
+              {"tool_version", snap.tool_version},
+              {"wall_ns", snap.wall_ns},
+              {"ncpus", snap.ncpus},
+              {"kernel", kernel_json(snap.kernel)},
+              {"target", target_json(snap.target)},
+              {"counters", run_counters_json(snap)},
+              {"ops", ops_json(snap.ops)},
+              {"rings", std::move(rings)},
+              {"leak", leak_json(snap.leak)},
+              {"workers", workers_json(snap.workers)},
+              {"tool_stats", tool_stats_json(snap.tool)},
+              {"hazards", not_measured},
+              {"end_to_end", not_measured},
+              {"findings", std::move(found)}};
+}
+
+}  // namespace uringscope

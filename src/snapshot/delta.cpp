@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: MIT
+// Interval deltas for live mode: the difference of two cumulative readings of the
+// kernel maps (docs/live.md). The rules for each kind of number are in live.h.
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <map>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "snapshot/delta.h"
+
+namespace uringscope {
+namespace {
+
+// Everything the kernel keeps only grows, so an earlier reading is never larger; clamp
+// anyway, because the maps are read entry by entry while the kernel keeps counting and a
+// wrapped-around difference would print as 18 quintillion.
+uint64_t sub(uint64_t after, uint64_t before) { return after > before ? after - before : 0; }
+
+// A cumulative maximum over an interval: `after` when the interval had a sample or set
+// a new maximum (exact in the second case, an upper bound in the first), else 0. See
+// live.h; applied alike to histograms and to the task-work lag so both read the same.
+uint64_t interval_max(uint64_t after, uint64_t before, bool sampled) {
+  return sampled || after > before ? after : 0;
+}
+
+Histogram histogram_delta(const Histogram& after, const Histogram& before) {
+  Histogram d = after;
+  d -= before;  // buckets and sum_ns; keeps after.max_ns
+  d.max_ns = interval_max(after.max_ns, before.max_ns, d.count() > 0);
+  return d;
+}
+
+// Errno counts by code. A code missing from `before` counts from zero; one whose count
+// did not move is dropped, like codes that never occurred.
+std::vector<ErrnoCount> errno_delta(const std::vector<ErrnoCount>& after,
+                                    const std::vector<ErrnoCount>& before) {
+  std::vector<ErrnoCount> out;
+  for (const ErrnoCount& a : after) {
+    uint64_t earlier = 0;
+    for (const ErrnoCount& b : before)
+      if (b.err == a.err) earlier += b.count;
+    if (uint64_t n = sub(a.count, earlier)) out.push_back({a.err, n});
+  }
+  // Snapshot's order: largest first, then by code.
+  std::sort(out.begin(), out.end(), [](const ErrnoCount& x, const ErrnoCount& y) {
+    return x.count != y.count ? x.count > y.count : x.err < y.err;
+  });
+  return out;
+}
+
+// Field by field: OpStats has no field table like kCounterFields, so a field added to
+// OpStats must be added here too (and to the additivity test in live_test.cpp, which
+// sets every field, so that a forgotten one fails it).
+OpStats op_delta(const OpStats& after, const OpStats* before) {
+  static const OpStats kZero;
+  const OpStats& b = before ? *before : kZero;
+  OpStats d;
+  d.opcode = after.opcode;
+  d.submitted = sub(after.submitted, b.submitted);
+  d.completed = sub(after.completed, b.completed);
+  d.untracked = sub(after.untracked, b.untracked);
+  d.punted = sub(after.punted, b.punted);
+  d.punt_reasons.forced = sub(after.punt_reasons.forced, b.punt_reasons.forced);
+  d.punt_reasons.hashed = sub(after.punt_reasons.hashed, b.punt_reasons.hashed);
+  d.punt_reasons.regular_file = sub(after.punt_reasons.regular_file, b.punt_reasons.regular_file);
+  d.punt_reasons.eagain = sub(after.punt_reasons.eagain, b.punt_reasons.eagain);
+  d.errors = sub(after.errors, b.errors);
+  d.errnos = errno_delta(after.errnos, b.errnos);
+  d.multishot_cqes = sub(after.multishot_cqes, b.multishot_cqes);
+  d.failed = sub(after.failed, b.failed);
+  d.poll_armed = sub(after.poll_armed, b.poll_armed);
+  d.poll_armed_regular = sub(after.poll_armed_regular, b.poll_armed_regular);
+  d.cancelled_at_exit = sub(after.cancelled_at_exit, b.cancelled_at_exit);
+  d.latency = histogram_delta(after.latency, b.latency);
+  return d;
+}
+
+bool op_changed(const OpStats& d) {
+  const PuntReasons& r = d.punt_reasons;
+  return d.submitted || d.completed || d.untracked || d.punted || r.forced || r.hashed ||
+         r.regular_file || r.eagain || d.errors || !d.errnos.empty() || d.multishot_cqes ||
+         d.failed || d.poll_armed || d.poll_armed_regular || d.cancelled_at_exit ||
+         d.latency.count() || d.latency.sum_ns;
+}
+
+bool is_leak_counter(uint64_t Counters::*member) {
+  return member == &Counters::leaks_suspected || member == &Counters::leaks_pending;
+}
+
+// Gauges: a level at the time of the reading, not a flow; the interval shows the level
+// at its end.
+bool is_gauge(const CounterField& field) {
+  return field.merge == CounterMerge::PerProcess ||
+         field.member == &Counters::local_task_work_pending_ns;
+}
+
+Counters counters_delta(const Counters& after, const Counters& before) {
+  Counters d;
+  for (const CounterField& field : kCounterFields) {
+    const uint64_t a = after.*field.member;
+    const uint64_t b = before.*field.member;
+    uint64_t& out = d.*field.member;
+    if (is_leak_counter(field.member)) {
+      out = 0;  // a scan at the end of the run, not per interval
+    } else if (is_gauge(field)) {
+      out = a;
+    } else if (field.merge == CounterMerge::Max) {
+      // The lag is measured when local task work runs: a run is a sample.
+      const bool sampled = field.member == &Counters::local_task_work_max_lag_ns &&
+                           after.local_task_work_runs > before.local_task_work_runs;
+      out = interval_max(a, b, sampled);
+    } else {
+      out = sub(a, b);
+    }
+  }
+  return d;
+}
+
+// Whether anything flowed: every counter but the gauges (a level is no event, and an
+// idle ring would otherwise be kept forever). Sum counters only ever come from events,
+// and an interval maximum is 0 unless the interval had a sample.
+bool counters_changed(const Counters& d) {
+  for (const CounterField& field : kCounterFields) {
+    if (is_gauge(field) || is_leak_counter(field.member)) continue;
+    if (d.*field.member) return true;
+  }
+  return false;
+}
+
+// ToolStats is a plain list of uint64_t loss counters that grows as the tool learns to
+// count new losses; handled as an array, a counter added later is subtracted too instead
+// of silently reading 0 in every interval. A field of another type would change the
+// layout (padding, size) and stop the build here.
+using ToolArray = std::array<uint64_t, sizeof(ToolStats) / sizeof(uint64_t)>;
+static_assert(sizeof(ToolStats) % sizeof(uint64_t) == 0 &&
+                  std::has_unique_object_representations_v<ToolStats> &&
+                  alignof(ToolStats) == alignof(uint64_t),
+              "ToolStats must hold uint64_t counters only");
+
+ToolStats tool_delta(const ToolStats& a, const ToolStats& b) {
+  const auto after = std::bit_cast<ToolArray>(a);
+  const auto before = std::bit_cast<ToolArray>(b);
+  ToolArray d{};
+  for (std::size_t i = 0; i < d.size(); ++i) d[i] = sub(after[i], before[i]);
+  return std::bit_cast<ToolStats>(d);
+}
+
+// The identity of a ring across readings. Ids are assigned per reading, so they are no
+// identity; ctx is, except that a freed ring keeps its row (and ctx) while a new ring
+// at the same address gets a later row: rings sharing a ctx are told apart by their
+// order, which rows keep. The catch-all ring (ctx 0) is a kind of its own, so a ring
+// that lost its ctx to an allocation race (also 0) never pairs with it.
+using RingKey = std::tuple<bool, uint64_t, std::size_t>;  // catch-all, ctx, ordinal
+
+std::vector<std::pair<RingKey, const Ring*>> keyed(const std::vector<Ring>& rings) {
+  std::vector<const Ring*> by_id;
+  for (const Ring& ring : rings) by_id.push_back(&ring);
+  std::stable_sort(by_id.begin(), by_id.end(),
+                   [](const Ring* x, const Ring* y) { return x->id < y->id; });
+  std::map<std::pair<bool, uint64_t>, std::size_t> seen;
+  std::vector<std::pair<RingKey, const Ring*>> out;
+  for (const Ring* ring : by_id) {
+    const bool catch_all = ring->source == RingSource::CatchAll;
+    std::size_t ordinal = seen[{catch_all, ring->ctx}]++;
+    out.push_back({RingKey{catch_all, ring->ctx, ordinal}, ring});
+  }
+  return out;
+}
+
+}  // namespace
+
+Snapshot snapshot_delta(const Snapshot& after, const Snapshot& before) {
+  Snapshot d;
+  d.tool_version = after.tool_version;
+  d.wall_ns = sub(after.wall_ns, before.wall_ns);
+  d.ncpus = after.ncpus;
+  d.kernel = after.kernel;
+  d.target = after.target;
+  d.tool = tool_delta(after.tool, before.tool);
+  d.leak.threshold_ns = after.leak.threshold_ns;
+  d.workers = after.workers;  // a gauge, like workers_distinct
+
+  std::map<RingKey, const Ring*> earlier;
+  for (const auto& [key, ring] : keyed(before.rings)) earlier[key] = ring;
+
+  for (const auto& [key, ring] : keyed(after.rings)) {
+    auto it = earlier.find(key);
+    const Ring* prev = it == earlier.end() ? nullptr : it->second;
+
+    Ring r = *ring;  // metadata: the newer reading's
+    r.counters = counters_delta(ring->counters, prev ? prev->counters : Counters{});
+    r.ops.clear();
+    for (const OpStats& op : ring->ops) {
+      const OpStats* prev_op = nullptr;
+      if (prev) {
+        for (const OpStats& p : prev->ops)
+          if (p.opcode == op.opcode) prev_op = &p;
+      }
+      OpStats od = op_delta(op, prev_op);
+      if (op_changed(od)) r.ops.push_back(std::move(od));
+    }
+    std::sort(r.ops.begin(), r.ops.end(),
+              [](const OpStats& x, const OpStats& y) { return x.opcode < y.opcode; });
+    if (r.ops.empty() && !counters_changed(r.counters)) continue;
+    d.rings.push_back(std::move(r));
+  }
+  aggregate(d);
+  return d;
+}
+
+}  // namespace uringscope

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: MIT
+#include "snapshot/snapshot_builder.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "uringscope/opcodes.h"
+
+namespace uringscope {
+namespace {
+
+constexpr uint32_t kNoRing = 0xffffffffu;  // us_opstat.ring of a row lost to a race
+
+OpStats op_from_row(const us_opstat& row) {
+  const auto& c = row.counters;
+  OpStats op;
+  op.opcode = row.opcode;
+  op.submitted = c[US_OC_SUBMITTED];
+  op.completed = c[US_OC_COMPLETED];
+  op.untracked = c[US_OC_UNTRACKED];
+  op.punted = c[US_OC_PUNTED];
+  op.punt_reasons = {c[US_OC_PUNT_FORCED], c[US_OC_PUNT_HASHED], c[US_OC_PUNT_REGFILE],
+                     c[US_OC_PUNT_EAGAIN]};
+  op.errors = c[US_OC_ERRORS];
+  op.multishot_cqes = c[US_OC_MULTISHOT_CQES];
+  op.failed = c[US_OC_FAILED];
+  op.poll_armed = c[US_OC_POLL_ARMED];
+  op.poll_armed_regular = c[US_OC_POLL_ARMED_REG];
+  op.cancelled_at_exit = c[US_OC_CANCELLED_AT_EXIT];
+  static_assert(US_HIST_SLOTS == kHistBuckets);
+  std::copy(std::begin(row.hist), std::end(row.hist), op.latency.buckets.begin());
+  op.latency.sum_ns = c[US_OC_LAT_SUM_NS];
+  op.latency.max_ns = c[US_OC_LAT_MAX_NS];
+  return op;
+}
+
+bool has_activity(const OpStats& op) {
+  return op.submitted || op.completed || op.punted || op.failed || op.poll_armed;
+}
+
+RingSource source_of(uint32_t row, uint32_t source) {
+  if (row == US_RING_CATCHALL) return RingSource::CatchAll;
+  switch (source) {
+    case US_RING_FROM_CREATE: return RingSource::Create;
+    case US_RING_FROM_FDS: return RingSource::FdTable;
+    default: return RingSource::Submit;
+  }
+}
+
+// A kernel timestamp that marks something still going on at the end becomes its age.
+uint64_t age_at(uint64_t since_ns, uint64_t end_ns) {
+  return since_ns && end_ns > since_ns ? end_ns - since_ns : 0;
+}
+
+void derive_ring_counters(Ring& ring, const us_ring_stats& stats, uint64_t end_ns) {
+  const auto& r = stats.counters;
+  Counters& c = ring.counters;
+  c.enter_calls = r[US_RC_ENTER_CALLS];
+  c.enter_submit_calls = r[US_RC_ENTER_SUBMIT_CALLS];
+  c.to_submit_sum = r[US_RC_TO_SUBMIT_SUM];
+  c.sqpoll_wakeups = r[US_RC_SQ_WAKEUPS];
+  c.cq_overflows = r[US_RC_CQ_OVERFLOWS];
+  c.inflight_map_drops = r[US_RC_INFLIGHT_DROPS];
+  c.short_writes = r[US_RC_SHORT_WRITES];
+  c.task_adds = r[US_RC_TASK_ADDS];
+  c.task_work_runs = r[US_RC_TW_RUNS];
+  c.task_work_items = r[US_RC_TW_ITEMS];
+  c.local_task_work_runs = r[US_RC_LOCAL_TW_RUNS];
+  c.local_task_work_items = r[US_RC_LOCAL_TW_ITEMS];
+  c.local_task_work_max_lag_ns = r[US_RC_LOCAL_TW_LAG_MAX_NS];
+  c.local_task_work_pending_ns = age_at(r[US_RC_LOCAL_TW_PENDING_NS], end_ns);
+  // A SQPOLL thread asleep when the window closed has been off-CPU since it left.
+  c.sqpoll_offcpu_ns = r[US_RC_SQPOLL_OFFCPU_NS] + age_at(r[US_RC_SQPOLL_OUT_NS], end_ns);
+  c.sqpoll_sleeps = r[US_RC_SQPOLL_SLEEPS];
+  c.sqpoll_preempts = r[US_RC_SQPOLL_PREEMPTS];
+  // CQEs that carried neither a known request nor an opcode belong to no op row.
+  c.completions = r[US_RC_UNTRACKED_CQES];
+  c.untracked_completions = r[US_RC_UNTRACKED_CQES];
+  for (const OpStats& op : ring.ops) {
+    c.submissions += op.submitted;
+    c.completions += op.completed;
+    c.untracked_completions += op.untracked;
+    c.punted += op.punted;
+    c.errors += op.errors;
+    c.multishot_cqes += op.multishot_cqes;
+    c.failed_requests += op.failed;
+    c.poll_armed += op.poll_armed;
+    c.poll_armed_regular += op.poll_armed_regular;
+    c.cancelled_at_exit += op.cancelled_at_exit;
+  }
+  c.rings_created = ring.source == RingSource::Create ? 1 : 0;
+}
+
+bool ring_has_activity(const Ring& ring) {
+  const Counters& c = ring.counters;
+  return !ring.ops.empty() || c.enter_calls || c.completions || c.cq_overflows ||
+         c.inflight_map_drops || c.task_adds || c.task_work_runs || c.short_writes;
+}
+
+std::map<uint32_t, std::vector<OpStats>> ops_by_ring_row(const RawTables& raw, std::size_t rows) {
+  static_assert(US_OP_OTHER == kOpcodeOther);
+  std::map<uint32_t, std::vector<OpStats>> by_row;
+  for (std::size_t i = 0; i < raw.opstats.size(); ++i) {
+    const us_opstat& row = raw.opstats[i];
+    OpStats op = op_from_row(row);
+    uint32_t ring_row = row.ring;
+    if (i == US_OPSTAT_CATCHALL) {
+      // Events of any ring and opcode once the opstat pool was full.
+      ring_row = US_RING_CATCHALL;
+      op.opcode = kOpcodeOther;
+    }
+    if (ring_row == kNoRing || ring_row >= rows) continue;
+    if (has_activity(op)) by_row[ring_row].push_back(op);
+  }
+  for (auto& [row, ops] : by_row) {
+    std::sort(ops.begin(), ops.end(),
+              [](const OpStats& a, const OpStats& b) { return a.opcode < b.opcode; });
+  }
+  // The errno table hangs off the same (ring row, opcode) keys.
+  for (const auto& [key, count] : raw.errnos) {
+    auto ring_ops = by_row.find(key.ring);
+    if (ring_ops == by_row.end()) continue;
+    for (OpStats& op : ring_ops->second) {
+      if (op.opcode == key.opcode) op.errnos.push_back({key.err, count});
+    }
+  }
+  for (auto& [row, ops] : by_row) {
+    for (OpStats& op : ops) {
+      std::sort(op.errnos.begin(), op.errnos.end(), [](const ErrnoCount& a, const ErrnoCount& b) {
+        return a.count != b.count ? a.count > b.count : a.err < b.err;
+      });
+    }
+  }
+  return by_row;
+}
+
+// The io-wq workers seen per process, and each ring's SQPOLL thread.
+void attach_threads(Snapshot& snap, const RawTables& raw,
+                    const std::map<uint32_t, uint32_t>& id_of_row) {
+  std::map<uint32_t, uint64_t> workers_by_pid;
+  for (const auto& [tid, t] : raw.threads) {
+    if (t.kind == US_THREAD_WORKER) {
+      ++workers_by_pid[t.tgid];
+    } else if (t.kind == US_THREAD_SQPOLL) {
+      auto id = id_of_row.find(t.ring);
+      if (id != id_of_row.end() && snap.rings[id->second].sq_tid == 0) {
+        snap.rings[id->second].sq_tid = tid;
+      }
+    }
+  }
+  for (const auto& [pid, n] : workers_by_pid) snap.workers.push_back({pid, n});
+  for (Ring& ring : snap.rings) {
+    auto w = workers_by_pid.find(ring.pid);
+    ring.counters.workers_distinct = w == workers_by_pid.end() ? 0 : w->second;
+  }
+}
+
+RequestWhere where_of(uint8_t state) {
+  switch ((state & US_IF_WHERE_MASK) >> US_IF_WHERE_SHIFT) {
+    case US_WHERE_POLL: return RequestWhere::Poll;
+    case US_WHERE_IOWQ: return RequestWhere::IoWq;
+    case US_WHERE_TASKWORK: return RequestWhere::TaskWork;
+    default: return RequestWhere::Issued;
+  }
+}
+
+// Requests still in the in-flight table at the end. Those past the leak age are either
+// waiting on an event (armed poll, or an op that waits by design: pending) or not
+// (stuck in io-wq, or never progressing, or abandoned by an exiting owner: suspected).
+void scan_leaks(Snapshot& snap, const RawTables& raw, const std::map<uint32_t, uint32_t>& id_of_row,
+                const SnapshotContext& context) {
+  LeakInfo& leak = snap.leak;
+  leak.threshold_ns = context.leak_age_ns;
+  std::vector<PendingRequest> found;
+  for (const us_inflight_bucket& bucket : raw.inflight) {
+    for (const us_inflight& w : bucket.way) {
+      if (!w.req) continue;
+      // IOSQE_CQE_SKIP_SUCCESS requests post nothing when they succeed: their entry
+      // stays behind by design.
+      if ((w.state & US_IF_CQE_SKIP) && !(w.state & US_IF_ABANDONED)) continue;
+      auto id = id_of_row.find(w.ring);
+      if (id == id_of_row.end()) continue;
+      const uint64_t age = age_at(w.start_ns, context.end_ns);
+      if (age < context.leak_age_ns) continue;
+      PendingRequest p;
+      p.ring = id->second;
+      p.opcode = w.opcode;
+      p.age_ns = age;
+      p.user_data = w.user_data;
+      p.where = where_of(w.state);
+      p.abandoned = w.state & US_IF_ABANDONED;
+      p.waiting = p.where == RequestWhere::Poll || opcode_waits_for_event(w.opcode);
+      found.push_back(p);
+    }
+  }
+  // Suspected requests first, so waiting ones (idle sockets) never crowd them out of the
+  // records kept; oldest first within each kind.
+  std::sort(found.begin(), found.end(), [](const PendingRequest& a, const PendingRequest& b) {
+    return a.waiting != b.waiting ? !a.waiting : a.age_ns > b.age_ns;
+  });
+  for (const PendingRequest& p : found) {
+    Counters& c = snap.rings[p.ring].counters;
+    if (p.waiting) {
+      ++leak.pending;
+      ++c.leaks_pending;
+    } else {
+      ++leak.suspected;
+      ++c.leaks_suspected;
+    }
+    leak.oldest_ns = std::max(leak.oldest_ns, p.age_ns);
+  }
+  if (found.size() > kMaxLeakRecords) found.resize(kMaxLeakRecords);
+  leak.requests = std::move(found);
+}
+
+}  // namespace
+
+Snapshot build_snapshot(const RawTables& raw, SnapshotContext context) {
+  Snapshot snap;
+  snap.tool_version = context.tool_version;
+  snap.wall_ns = context.wall_ns;
+  snap.ncpus = context.ncpus;
+  snap.kernel = context.kernel;
+  snap.target = context.target;
+
+  const std::size_t rows = std::min(raw.ring_info.size(), raw.ring_stats.size());
+  auto ops_by_row = ops_by_ring_row(raw, rows);
+  std::map<uint32_t, uint32_t> id_of_row;
+
+  for (uint32_t row = 0; row < rows; ++row) {
+    const us_ring_info& info = raw.ring_info[row];
+    Ring ring;
+    ring.ctx = info.ctx;
+    ring.pid = info.tgid;
+    ring.comm.assign(info.comm, strnlen(info.comm, sizeof info.comm));
+    ring.fd = info.fd;
+    ring.sq_tid = info.sq_tid;
+    ring.bpf_row = row;
+    ring.sq_entries = info.sq_entries;
+    ring.cq_entries = info.cq_entries;
+    ring.setup_flags = info.setup_flags;
+    ring.source = source_of(row, info.source);
+    if (auto it = ops_by_row.find(row); it != ops_by_row.end()) ring.ops = std::move(it->second);
+    derive_ring_counters(ring, raw.ring_stats[row], context.end_ns);
+    // A row whose ctx is 0 lost an allocation race (or is the catch-all): it owns no
+    // ring unless events were lumped into it.
+    if (info.ctx == 0 && !ring_has_activity(ring)) continue;
+    if (row == US_RING_CATCHALL && !ring_has_activity(ring)) continue;
+    ring.id = static_cast<uint32_t>(snap.rings.size());
+    id_of_row[row] = ring.id;
+    snap.rings.push_back(std::move(ring));
+  }
+
+  attach_threads(snap, raw, id_of_row);
+  scan_leaks(snap, raw, id_of_row, context);
+
+  snap.tool.rings_full = raw.tool[US_TOOL_RINGS_FULL];
+  snap.tool.opstats_full = raw.tool[US_TOOL_OPSTATS_FULL];
+  snap.tool.op_out_of_range = raw.tool[US_TOOL_OP_OUT_OF_RANGE];
+  snap.tool.enter_no_ring = raw.tool[US_TOOL_ENTER_NO_RING];
+  snap.tool.overflow_no_req = raw.tool[US_TOOL_OVERFLOW_NO_REQ];
+  snap.tool.errno_full = raw.tool[US_TOOL_ERRNO_FULL];
+  snap.tool.threads_full = raw.tool[US_TOOL_THREADS_FULL];
+  snap.tool.trace_drops = raw.tool[US_TOOL_TRACE_DROPS];
+  aggregate(snap);
+  return snap;
+}
+
+}  // namespace uringscope

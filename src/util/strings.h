@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+// Small string helpers that several stages need. ASCII only: everything they compare or
+// trim is a protocol token, an opcode name or a command-line word, never user text.
+#pragma once
+
+#include <algorithm>
+#include <cctype>
+#include <string_view>
+
+namespace uringscope {
+
+// What isspace() accepts in the C locale.
+inline constexpr std::string_view kAsciiWhitespace = " \t\n\v\f\r";
+// HTTP's optional whitespace (RFC 9110 OWS): a header value is trimmed of these only.
+inline constexpr std::string_view kHttpWhitespace = " \t";
+
+inline std::string_view trim(std::string_view s, std::string_view chars = kAsciiWhitespace) {
+  const auto first = s.find_first_not_of(chars);
+  if (first == std::string_view::npos) return {};
+  return s.substr(first, s.find_last_not_of(chars) - first + 1);
+}
+
+inline bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+}  // namespace uringscope

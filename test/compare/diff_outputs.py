@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Compares one run's output files with several runs of a reference binary.
+
+    diff_outputs.py NEW_DIR OLD_DIR [OLD_DIR...]
+
+Each file is split into numbers and the text between them. A number whose value differs
+between the OLD runs is noise (a timing, a pid, an address) and is masked; everything
+else in NEW must equal the first OLD run exactly, token for token. Prints the first
+differing line of each file that differs and exits 1 if any does.
+"""
+import collections
+import json
+import pathlib
+import re
+import sys
+
+NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[+-]?\d+)?")
+
+
+def tokens(text):
+    out, pos = [], 0
+    for m in NUMBER.finditer(text):
+        out.append(("t", text[pos:m.start()]))
+        out.append(("n", m.group()))
+        pos = m.end()
+    out.append(("t", text[pos:]))
+    return out
+
+
+def where(text_tokens, index):
+    before = "".join(v for _, v in text_tokens[:index])
+    line_no = before.count("\n") + 1
+    line = "".join(v for _, v in text_tokens).split("\n")[line_no - 1]
+    return line_no, line
+
+
+def compare(name, new, olds):
+    old_tokens = [tokens(o) for o in olds]
+    new_tokens = tokens(new)
+    ref = old_tokens[0]
+    if any(len(o) != len(ref) for o in old_tokens):
+        # The reference runs disagree in shape: fall back to line-level masking.
+        return compare_lines(name, new, olds)
+    if len(new_tokens) != len(ref):
+        line_no, line = where(new_tokens, min(len(new_tokens), len(ref)) - 1)
+        print(f"  {name}: {len(new_tokens)} tokens, reference has {len(ref)} (near line {line_no}: {line[:120]})")
+        return False
+    for i, (kind, value) in enumerate(new_tokens):
+        if kind != ref[i][0]:
+            return report(name, new_tokens, i)
+        if kind == "n" and any(o[i][1] != ref[i][1] for o in old_tokens):
+            continue  # noise in the reference itself
+        if value != ref[i][1]:
+            return report(name, new_tokens, i)
+    return True
+
+
+def compare_lines(name, new, olds):
+    ref_lines = [o.splitlines() for o in olds]
+    new_lines = new.splitlines()
+    shapes = {len(r) for r in ref_lines}
+    if len(new_lines) not in shapes:
+        print(f"  {name}: {len(new_lines)} lines, reference runs have {sorted(shapes)}")
+        return False
+    masked = [[NUMBER.sub("#", line) for line in r] for r in ref_lines]
+    new_masked = [NUMBER.sub("#", line) for line in new_lines]
+    for r in masked:
+        if len(r) == len(new_masked) and r == new_masked:
+            return True
+    print(f"  {name}: differs from every reference run even with numbers masked")
+    return False
+
+
+def trace_signatures(text):
+    """A --trace file as a multiset of events with every number and id masked: the
+    order of records and the times in them differ from run to run, their kinds do not."""
+    events = json.loads(text)
+    events = events.get("traceEvents", events) if isinstance(events, dict) else events
+    return collections.Counter(
+        re.sub(r'"0x[0-9a-f]+"', '"0x#"', NUMBER.sub("#", json.dumps(e, sort_keys=True)))
+        for e in events)
+
+
+def compare_trace(name, new, olds):
+    ref = [trace_signatures(o) for o in olds]
+    got = trace_signatures(new)
+    same = True
+    for sig in set(got) | set().union(*ref):
+        counts = [r[sig] for r in ref]
+        if min(counts) <= got[sig] <= max(counts):
+            continue
+        print(f"  {name}: {got[sig]} events like {sig[:140]}, reference runs have {counts}")
+        same = False
+    return same
+
+
+def report(name, new_tokens, i):
+    line_no, line = where(new_tokens, i)
+    print(f"  {name}: line {line_no}: {line[:160]}")
+    return False
+
+
+def main():
+    new_dir = pathlib.Path(sys.argv[1])
+    old_dirs = [pathlib.Path(p) for p in sys.argv[2:]]
+    same = True
+    for ref_file in sorted(old_dirs[0].iterdir()):
+        if ref_file.name == "stderr.txt":
+            continue
+        new_file = new_dir / ref_file.name
+        if not new_file.exists():
+            print(f"  {ref_file.name}: missing from the new run")
+            same = False
+            continue
+        olds = [(d / ref_file.name).read_text(errors="replace") for d in old_dirs]
+        check = compare_trace if ref_file.name == "trace.json" else compare
+        same &= check(ref_file.name, new_file.read_text(errors="replace"), olds)
+    return 0 if same else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

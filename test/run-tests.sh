@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Builds everything and runs the whole test suite: unit tests, the kernel tier (loads
+# BPF on this machine's kernel: run as root), the static-binary and package checks, and
+# the fault scenarios scored against ground truth (which rewrites docs/effectiveness.md).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if [[ $(id -u) -ne 0 ]]; then
+  echo "test.sh: the kernel tier loads BPF programs; run it as root" >&2
+  exit 1
+fi
+packaging/build.sh --static
+ctest --test-dir build --output-on-failure
+ctest --test-dir build-static --output-on-failure -L static
+ctest --test-dir build-static --output-on-failure -L package
+test/faults/run.sh
