@@ -7,7 +7,7 @@
  *
  *   usc_fork  sched_process_fork(parent, child)
  */
-#include "state.bpf.h"
+#include "tables.bpf.h"
 #include <bpf/bpf_tracing.h>
 
 SEC("tp_btf/sched_process_fork")

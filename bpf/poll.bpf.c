@@ -9,7 +9,7 @@
  *   usc_poll_arm_old  (ctx, req, opcode|user_data, user_data|opcode, mask, events)
  *                                                                            5.15-5.19
  */
-#include "state.bpf.h"
+#include "tables.bpf.h"
 #include "trace.bpf.h"
 #include <bpf/bpf_tracing.h>
 
@@ -17,17 +17,10 @@ static __always_inline void on_poll_arm(struct io_kiocb *req, __u64 req_addr, bo
 {
 	struct us_inflight *w = inflight_find(req_addr);
 	struct us_opstat *os;
-	__u32 ring;
 
-	if (w) {
+	if (w)
 		set_where(w, US_WHERE_POLL);
-		os = opstat_row(w->opstat);
-	} else {
-		ring = ring_lookup((__u64)req_ctx(req, direct));
-		if (ring == US_NO_RING)
-			return;
-		os = opstat_row(opstat_for(ring, req_opcode(req, direct)));
-	}
+	os = req_opstat_row(w, req, direct);
 	if (!os)
 		return;
 	opstat_count(os, US_OC_POLL_ARMED);

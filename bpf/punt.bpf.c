@@ -15,7 +15,7 @@
  * buffered attempt could not be served from the page cache), anything else (the
  * nonblocking attempt returned -EAGAIN and no poll could be armed).
  */
-#include "state.bpf.h"
+#include "tables.bpf.h"
 #include "trace.bpf.h"
 #include <bpf/bpf_tracing.h>
 
@@ -35,18 +35,12 @@ static __always_inline void on_punt(struct io_kiocb *req, __u64 req_addr, int ha
 	struct us_inflight *w = inflight_find(req_addr);
 	enum us_op_counter reason;
 	struct us_opstat *os;
-	__u32 ring;
 
 	if (w) {
 		w->state |= US_IF_PUNTED;
 		set_where(w, US_WHERE_IOWQ);
-		os = opstat_row(w->opstat);
-	} else {
-		ring = ring_lookup((__u64)req_ctx(req, direct));
-		if (ring == US_NO_RING)
-			return;
-		os = opstat_row(opstat_for(ring, req_opcode(req, direct)));
 	}
+	os = req_opstat_row(w, req, direct);
 	if (!os)
 		return;
 	reason = punt_reason(req_flags(req, direct), hashed);

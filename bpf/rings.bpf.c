@@ -4,7 +4,7 @@
  * fd table at attach, or adopted at its first submit), and the io_uring_enter() calls
  * that drive it.
  */
-#include "state.bpf.h"
+#include "tables.bpf.h"
 #include <bpf/bpf_tracing.h>
 
 /* Same prototype in 5.15-6.18: (int fd, void *ctx, u32 sq_entries, u32 cq_entries, u32 flags). */

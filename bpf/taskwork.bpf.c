@@ -12,7 +12,7 @@
  * wait; the time from the first queued item to the run that takes it is the lag the
  * DEFER-TW finding reports.
  */
-#include "state.bpf.h"
+#include "tables.bpf.h"
 #include <bpf/bpf_tracing.h>
 
 SEC("tp_btf/io_uring_task_add")

@@ -11,7 +11,7 @@
  *   usc_sched  sched_switch(preempt, prev, next[, prev_state])  prev_state was added in
  *              5.18; the first three arguments are the same everywhere.
  */
-#include "state.bpf.h"
+#include "tables.bpf.h"
 #include <bpf/bpf_tracing.h>
 
 static __always_inline void sqpoll_out(const struct us_thread *t, bool preempt, __u64 now)

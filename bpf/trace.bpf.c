@@ -7,7 +7,7 @@
  *
  *   usc_file_get  io_uring_file_get(req, fd)   6.0+
  */
-#include "state.bpf.h"
+#include "tables.bpf.h"
 #include "trace.bpf.h"
 #include <bpf/bpf_tracing.h>
 

@@ -11,7 +11,7 @@
 #ifndef URINGSCOPE_TRACE_BPF_H
 #define URINGSCOPE_TRACE_BPF_H
 
-#include "state.bpf.h"
+#include "tables.bpf.h"
 
 struct us_trace_args {
 	__u64 req;

@@ -4,7 +4,7 @@
  * when a nonblocking buffered write wrote only part of its data; the rest is retried
  * from io-wq.
  */
-#include "state.bpf.h"
+#include "tables.bpf.h"
 #include <bpf/bpf_tracing.h>
 
 SEC("tp_btf/io_uring_short_write")

@@ -1,24 +1,18 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-3-Clause)
 /*
- * Request lifecycle: submit -> CQE. Each submit records the request in the in-flight
- * table (keyed by the io_kiocb address, overwritten at every submit because the kernel
- * recycles request structs at once) and in the (ring, user_data) index; each CQE finds
- * it again, counts, and on the final CQE adds the latency to the (ring, opcode) log2
- * histogram.
+ * Request lifecycle, second half: the CQE. Each CQE finds its request again (by the
+ * io_kiocb address, or by (ring, user_data) when the tracepoint has no request pointer),
+ * counts, and on the final CQE adds the latency to the (ring, opcode) log2 histogram.
  *
  * Program variants, one per tracepoint shape (the probe enables exactly one of each):
- *   submit   usc_sub_req      io_uring_submit_req(req)                       6.4+
- *            usc_sub_sqe      io_uring_submit_sqe(req, force_nonblock)       6.0-6.3
- *            usc_sub_sqe_old  io_uring_submit_sqe(ctx, req, ... 7 args)      5.15-5.19
  *   complete usc_cqe          io_uring_complete(ctx, req, cqe)               6.13+
  *            usc_cqe_req      io_uring_complete(ctx, req, user_data, res, cflags[, x1, x2])
  *                                                                            5.18-6.12
  *            usc_cqe_old      io_uring_complete(ctx, user_data, res, cflags) 5.15-5.17
  *   overflow usc_cqe_ovf      io_uring_cqe_overflow(ctx, user_data, res, cflags, ocqe)
  *                                                                            5.19+
- *   failure  usc_req_failed   io_uring_req_failed(sqe, req, error)           6.0+
  */
-#include "state.bpf.h"
+#include "tables.bpf.h"
 #include "bits.bpf.h"
 #include "trace.bpf.h"
 #include <bpf/bpf_tracing.h>
@@ -26,129 +20,6 @@
 #define US_EINTR 4
 #define US_ECANCELED 125
 #define US_ERESTARTSYS 512 /* kernel-internal: a blocked io-wq request interrupted at exit */
-
-static __always_inline struct us_inflight *inflight_claim(struct us_inflight_bucket *b, __u64 req)
-{
-	struct us_inflight *w;
-
-	if (b->way[0].req == req)
-		return &b->way[0];
-	if (b->way[1].req == req)
-		return &b->way[1];
-	if (!b->way[0].req)
-		return &b->way[0];
-	if (!b->way[1].req)
-		return &b->way[1];
-	/* Both ways hold live requests: evict the older and say so (requests that will
-	 * never post a CQE anyway are not a loss). */
-	w = b->way[0].start_ns <= b->way[1].start_ns ? &b->way[0] : &b->way[1];
-	if (!(w->state & (US_IF_CQE_SKIP | US_IF_ABANDONED)))
-		ring_count(w->ring, US_RC_INFLIGHT_DROPS, 1);
-	return w;
-}
-
-static __always_inline void track(struct us_inflight *w, __u64 req_addr, __u64 user_data,
-				  __u32 ring, __u32 row, __u8 opcode, __u8 state)
-{
-	w->start_ns = bpf_ktime_get_ns();
-	w->user_data = user_data;
-	w->opstat = row;
-	w->ring = ring;
-	w->opcode = opcode;
-	w->state = state;
-	w->req = req_addr;
-}
-
-static __always_inline void index_by_udata(__u32 ring, __u64 user_data, __u64 req_addr)
-{
-	struct us_udata_slot *u = udata_slot(ring, user_data);
-
-	if (u) {
-		u->user_data = user_data;
-		u->ring = ring;
-		u->req = req_addr;
-	}
-}
-
-/* The ring row of ctx; a ring created before attach (or missed by the fd walk) is
- * adopted here, at its first request. */
-static __always_inline __u32 ring_of_request(struct io_ring_ctx *ctx)
-{
-	struct us_ctx_geometry g = {};
-	struct us_ring_seed seed = {};
-	__u32 ring = ring_lookup((__u64)ctx);
-
-	if (ring != US_NO_RING)
-		return ring;
-	ctx_geometry(ctx, &g);
-	seed.ctx = (__u64)ctx;
-	seed.tgid = current_tgid();
-	seed.fd = -1;
-	seed.sq_entries = g.sq_entries;
-	seed.cq_entries = g.cq_entries;
-	seed.setup_flags = g.flags;
-	seed.source = US_RING_FROM_SUBMIT;
-	seed.sq_tid = (g.flags & US_SETUP_SQPOLL) ? ctx_sqpoll_tid(ctx) : 0;
-	return ring_add(&seed, false);
-}
-
-/*
- * SQPOLL rings submit from their kernel thread. When the thread was not known when the
- * ring got its row (it starts after io_uring_create, or the ring was adopted), learn it
- * from the first submit it makes, so its sleeps can be timed.
- */
-static __always_inline void learn_sqpoll_thread(__u32 ring)
-{
-	struct us_ring_info *info;
-	__u32 tid;
-
-	if (!current_is_io_thread() || ring == US_RING_CATCHALL)
-		return;
-	info = ring_info_row(ring);
-	if (!info || info->sq_tid || !(info->setup_flags & US_SETUP_SQPOLL))
-		return;
-	tid = (__u32)bpf_get_current_pid_tgid();
-	info->sq_tid = tid;
-	thread_add(tid, info->tgid, US_THREAD_SQPOLL, ring);
-}
-
-/* req_addr: the io_kiocb address as a number (see tp_arg_bits). */
-static __always_inline void on_submit(struct io_kiocb *req, __u64 req_addr, bool direct)
-{
-	struct us_inflight_bucket *b;
-	struct us_inflight *w;
-	struct us_opstat *os;
-	__u64 flags, user_data;
-	__u32 ring, row;
-	__u8 opcode;
-
-	if (!current_is_target())
-		return;
-	ring = ring_of_request(req_ctx(req, direct));
-	learn_sqpoll_thread(ring);
-	opcode = req_opcode(req, direct);
-	row = opstat_for(ring, opcode);
-	os = opstat_row(row);
-	if (!os)
-		return;
-	opstat_count(os, US_OC_SUBMITTED);
-
-	b = inflight_bucket(req_addr);
-	if (!b)
-		return;
-	w = inflight_claim(b, req_addr);
-	flags = req_flags(req, direct);
-	user_data = req_user_data(req, direct);
-	track(w, req_addr, user_data, ring, row, opcode,
-	      req_has_flag(flags, US_RF_CQE_SKIP) ? US_IF_CQE_SKIP : 0);
-	index_by_udata(ring, user_data, req_addr);
-	if (trace_on) {
-		struct us_trace_args t = { .req = req_addr, .user_data = user_data, .ring = ring,
-					   .kind = US_TR_SUBMIT, .opcode = opcode };
-
-		trace_emit(&t);
-	}
-}
 
 static __always_inline void trace_cqe(void *ring_ctx, __u64 req, __u64 user_data, __u32 ring,
 				      __u8 opcode, __s32 res, __u32 cflags)
@@ -309,27 +180,6 @@ static __always_inline void on_complete(void *ctx, __u64 req_addr, __u64 user_da
 		complete_untracked(ctx, ring, req_addr, res, cflags);
 }
 
-SEC("tp_btf/io_uring_submit_req")
-int BPF_PROG(usc_sub_req, struct io_kiocb *req)
-{
-	on_submit(req, tp_arg_bits(ctx, 0), true);
-	return 0;
-}
-
-SEC("tp_btf/io_uring_submit_sqe")
-int BPF_PROG(usc_sub_sqe, struct io_kiocb *req, bool force_nonblock)
-{
-	on_submit(req, tp_arg_bits(ctx, 0), true);
-	return 0;
-}
-
-SEC("tp_btf/io_uring_submit_sqe")
-int BPF_PROG(usc_sub_sqe_old, void *ring_ctx, void *req)
-{
-	on_submit(req, (__u64)req, false);
-	return 0;
-}
-
 SEC("tp_btf/io_uring_complete")
 int BPF_PROG(usc_cqe, void *ring_ctx, void *req, struct io_uring_cqe *cqe)
 {
@@ -371,44 +221,5 @@ int BPF_PROG(usc_cqe_ovf, void *ring_ctx, __u64 user_data, __s32 res, __u32 cfla
 		complete_tracked(ring_ctx, w, res, cflags);
 	else
 		tool_count(US_TOOL_OVERFLOW_NO_REQ);
-	return 0;
-}
-
-/*
- * io_init_req() (prep included) rejected the SQE: the request never fires the submit
- * tracepoint, but still posts a CQE with the error. By then an out-of-range opcode has
- * been reset to 0 in req->opcode, so the opcode comes from the SQE itself.
- */
-SEC("tp_btf/io_uring_req_failed")
-int BPF_PROG(usc_req_failed, const struct io_uring_sqe *sqe, struct io_kiocb *req, int error)
-{
-	struct us_inflight_bucket *b;
-	struct us_opstat *os;
-	__u64 req_addr, user_data;
-	__u32 ring, row;
-	__u8 opcode;
-
-	if (!current_is_target())
-		return 0;
-	req_addr = tp_arg_bits(ctx, 1);
-	ring = ring_of_request(req->ctx);
-	opcode = (__u8)op_slot(sqe->opcode);
-	row = opstat_for(ring, opcode);
-	os = opstat_row(row);
-	if (!os)
-		return 0;
-	opstat_count(os, US_OC_FAILED);
-	b = inflight_bucket(req_addr);
-	if (!b)
-		return 0;
-	user_data = sqe->user_data;
-	track(inflight_claim(b, req_addr), req_addr, user_data, ring, row, opcode, US_IF_FAILED);
-	index_by_udata(ring, user_data, req_addr);
-	if (trace_on) {
-		struct us_trace_args t = { .req = req_addr, .user_data = user_data, .ring = ring,
-					   .res = error, .kind = US_TR_FAILED, .opcode = opcode };
-
-		trace_emit(&t);
-	}
 	return 0;
 }

@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-3-Clause) */
+/*
+ * Finding and claiming rows of the shared tables (state.bpf.h): the ring of a ctx, the
+ * opstat row of (ring, opcode), an in-flight slot, a (ring, user_data) index slot. These
+ * run on every event, so each is a map lookup or two and never a loop.
+ */
+#ifndef URINGSCOPE_TABLES_BPF_H
+#define URINGSCOPE_TABLES_BPF_H
+
+#include "state.bpf.h"
+
+/*
+ * Multiplicative (Fibonacci) hash: io_kiocb addresses are slab-aligned, so their low
+ * bits are zero and must not pick the slot on their own.
+ */
+static __always_inline __u32 hash_u64(__u64 v)
+{
+	return (__u32)((v * 0x9E3779B97F4A7C15ULL) >> 32);
+}
+
+static __always_inline bool req_has_flag(__u64 flags, enum us_req_flag f)
+{
+	__s32 bit = req_bit[f];
+
+	return bit >= 0 && bit < 64 && (flags >> bit) & 1;
+}
+
+/*
+ * ring row for a ctx, or US_NO_RING. A one-entry per-CPU cache answers almost every
+ * call (a thread keeps using the same ring); ring_epoch invalidates it when a ctx
+ * address is reused by a new ring.
+ */
+static __always_inline __u32 ring_lookup(__u64 ctx)
+{
+	struct us_ring_cache *cache;
+	__u32 zero = 0, *row;
+
+	cache = bpf_map_lookup_elem(&ring_cache, &zero);
+	if (cache && cache->ctx == ctx && cache->epoch == ring_epoch)
+		return cache->ring;
+	row = bpf_map_lookup_elem(&ring_ids, &ctx);
+	if (!row)
+		return US_NO_RING;
+	if (cache) {
+		cache->ctx = ctx;
+		cache->ring = *row;
+		cache->epoch = ring_epoch;
+	}
+	return *row;
+}
+
+struct us_ring_seed {
+	__u64 ctx;
+	__u32 tgid;
+	__s32 fd;
+	__u32 sq_entries;
+	__u32 cq_entries;
+	__u32 setup_flags;
+	__u32 source;
+	__u32 sq_tid;
+	/* The owner when it is not the current task: the fd walk runs in uringscope. */
+	struct task_struct *task;
+};
+
+/*
+ * Give a new ring a row. `replace` is set by io_uring_create: the ctx address may have
+ * belonged to a ring that has since been freed, and the new ring must not inherit its
+ * numbers. Comm is taken from the owner's thread group leader.
+ */
+static __always_inline __u32 ring_add(const struct us_ring_seed *seed, bool replace)
+{
+	__u32 row = __sync_fetch_and_add(&ring_rows, 1) + 1;
+	__u64 ctx = seed->ctx;
+	struct us_ring_info *info = NULL;
+	__u32 *cur;
+
+	if (row >= max_rings) {
+		tool_count(US_TOOL_RINGS_FULL);
+		row = US_RING_CATCHALL;
+	} else {
+		info = bpf_map_lookup_elem(&ring_info, &row);
+	}
+	if (info) {
+		info->sq_tid = seed->sq_tid;
+		info->first_ns = bpf_ktime_get_ns();
+		info->tgid = seed->tgid;
+		info->fd = seed->fd;
+		info->sq_entries = seed->sq_entries;
+		info->cq_entries = seed->cq_entries;
+		info->setup_flags = seed->setup_flags;
+		info->source = seed->source;
+		leader_comm(seed->task, info->comm, sizeof(info->comm));
+		info->ctx = ctx;
+	}
+	if (bpf_map_update_elem(&ring_ids, &ctx, &row, replace ? BPF_ANY : BPF_NOEXIST)) {
+		/* Another CPU added this ctx first (or the id map is full): use its row. */
+		if (info)
+			info->ctx = 0;
+		cur = bpf_map_lookup_elem(&ring_ids, &ctx);
+		return cur ? *cur : US_RING_CATCHALL;
+	}
+	if (replace)
+		__sync_fetch_and_add(&ring_epoch, 1);
+	if (seed->sq_tid && row != US_RING_CATCHALL)
+		thread_add(seed->sq_tid, seed->tgid, US_THREAD_SQPOLL, row);
+	return row;
+}
+
+static __always_inline struct us_ring_stats *ring_stats_row(__u32 ring)
+{
+	return bpf_map_lookup_elem(&ring_stats, &ring);
+}
+
+static __always_inline void ring_count(__u32 ring, enum us_ring_counter c, __u64 n)
+{
+	struct us_ring_stats *rs = ring_stats_row(ring);
+
+	if (rs)
+		__sync_fetch_and_add(&rs->counters[c], n);
+}
+
+static __always_inline __u32 op_slot(__u32 opcode)
+{
+	if (opcode >= US_OP_OTHER) {
+		tool_count(US_TOOL_OP_OUT_OF_RANGE);
+		return US_OP_OTHER;
+	}
+	return opcode;
+}
+
+/* opstat row of (ring, opcode), allocated on first use; row 0 when the pool is full. */
+static __always_inline __u32 opstat_for(__u32 ring, __u32 opcode)
+{
+	__u32 key = ring * US_OP_SLOTS + op_slot(opcode), row, cur;
+	struct us_opstat *os;
+	__u32 *slot;
+
+	slot = bpf_map_lookup_elem(&ring_opmap, &key);
+	if (!slot)
+		return US_OPSTAT_CATCHALL;
+	cur = *slot;
+	if (cur)
+		return cur;
+	row = __sync_fetch_and_add(&opstat_rows, 1) + 1;
+	if (row >= max_opstats) {
+		tool_count(US_TOOL_OPSTATS_FULL);
+		return US_OPSTAT_CATCHALL;
+	}
+	os = bpf_map_lookup_elem(&opstats, &row);
+	if (!os)
+		return US_OPSTAT_CATCHALL;
+	os->ring = ring;
+	os->opcode = op_slot(opcode);
+	cur = __sync_val_compare_and_swap(slot, 0, row);
+	if (cur) {
+		/* Lost the race: leave this row unowned, userspace skips it. */
+		os->ring = US_NO_RING;
+		return cur;
+	}
+	return row;
+}
+
+static __always_inline struct us_opstat *opstat_row(__u32 row)
+{
+	return bpf_map_lookup_elem(&opstats, &row);
+}
+
+static __always_inline void opstat_count(struct us_opstat *os, enum us_op_counter c)
+{
+	__sync_fetch_and_add(&os->counters[c], 1);
+}
+
+static __always_inline struct us_ring_info *ring_info_row(__u32 ring)
+{
+	return bpf_map_lookup_elem(&ring_info, &ring);
+}
+
+/* Largest-so-far update of a counter slot; a lost race under-reports by one sample. */
+static __always_inline void counter_max(__u64 *slot, __u64 value)
+{
+	if (value > *slot)
+		*slot = value;
+}
+
+static __always_inline void set_where(struct us_inflight *w, __u32 where)
+{
+	w->state = (w->state & ~US_IF_WHERE_MASK) | (where << US_IF_WHERE_SHIFT);
+}
+
+static __always_inline struct us_inflight_bucket *inflight_bucket(__u64 req)
+{
+	__u32 key = hash_u64(req) & inflight_mask;
+
+	return bpf_map_lookup_elem(&inflight, &key);
+}
+
+static __always_inline struct us_inflight *inflight_find(__u64 req)
+{
+	struct us_inflight_bucket *b = inflight_bucket(req);
+
+	if (!b || !req)
+		return NULL;
+	if (b->way[0].req == req)
+		return &b->way[0];
+	if (b->way[1].req == req)
+		return &b->way[1];
+	return NULL;
+}
+
+static __always_inline struct us_udata_slot *udata_slot(__u32 ring, __u64 user_data)
+{
+	/* user_data is often a small counter or an aligned pointer: mix it before the ring */
+	__u32 key = hash_u64(ring + user_data * 0xff51afd7ed558ccdULL) & udata_mask;
+
+	return bpf_map_lookup_elem(&udata, &key);
+}
+
+/*
+ * The op row that an event about an already-submitted request counts in: the tracked
+ * request's own row, or, for a request submitted before attach (not in the in-flight
+ * table), the row of its ring and opcode as the request itself says. NULL when the
+ * request is on no ring of a target.
+ */
+static __always_inline struct us_opstat *req_opstat_row(const struct us_inflight *w,
+							struct io_kiocb *req, bool direct)
+{
+	__u32 ring;
+
+	if (w)
+		return opstat_row(w->opstat);
+	ring = ring_lookup((__u64)req_ctx(req, direct));
+	if (ring == US_NO_RING)
+		return NULL;
+	return opstat_row(opstat_for(ring, req_opcode(req, direct)));
+}
+
+#endif /* URINGSCOPE_TABLES_BPF_H */
