@@ -7,7 +7,8 @@
 # masked, since record order varies too); every other byte of NEW's output must equal OLD's
 # (test/compare/diff_outputs.py). Run as root (it loads BPF).
 #
-#   test/compare/compare_outputs.sh OLD_BIN NEW_BIN [INJECT] [SCENARIO...]
+#   [KEEP=DIR] test/compare/compare_outputs.sh OLD_BIN NEW_BIN [INJECT] [SCENARIO...]
+# KEEP keeps every output in DIR (old1..3/ and new/, one folder per scenario).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -18,8 +19,13 @@ scenarios=("$@")
 ((${#scenarios[@]})) || scenarios=(clean clean-read punt nobatch overflow errors badop
   multishot link cqe-skip short-write clean-socket pollretry-socket leak)
 [[ $(id -u) -eq 0 ]] || { echo "compare_outputs: loads BPF programs; run it as root" >&2; exit 2; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+if [[ -n ${KEEP:-} ]]; then
+  work=$KEEP
+  mkdir -p "$work"
+else
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+fi
 port=$((20000 + RANDOM % 20000))
 
 run_one() {  # bin dir scenario
