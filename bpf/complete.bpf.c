@@ -33,6 +33,12 @@ static __always_inline void trace_cqe(void *ring_ctx, __u64 req, __u64 user_data
 
 static __always_inline void record_latency(struct us_opstat *os, __u64 lat)
 {
+	/* Far beyond any real request (2^40 ns is 18 minutes: the top bucket): a torn read of
+	 * a start time, not a latency. */
+	if (lat >> 50) {
+		tool_count(US_TOOL_LATENCY_TORN);
+		return;
+	}
 	__sync_fetch_and_add(&os->hist[hist_slot(lat)], 1);
 	__sync_fetch_and_add(&os->counters[US_OC_LAT_SUM_NS], lat);
 	/* A lost race here only under-reports the max by one concurrent sample. */
@@ -64,6 +70,11 @@ static __always_inline void count_errno(const struct us_opstat *os, __s32 res)
 		tool_count(US_TOOL_ERRNO_FULL);
 }
 
+static __always_inline bool is_zero_copy_send(__u32 opcode)
+{
+	return opcode == US_OP_SEND_ZC || opcode == US_OP_SENDMSG_ZC;
+}
+
 static __always_inline void count_cqe(struct us_opstat *os, __s32 res, __u32 cflags)
 {
 	opstat_count(os, US_OC_COMPLETED);
@@ -71,8 +82,61 @@ static __always_inline void count_cqe(struct us_opstat *os, __s32 res, __u32 cfl
 		opstat_count(os, US_OC_ERRORS);
 		count_errno(os, res);
 	}
-	if (cflags & US_CQE_F_MORE)
+	/* A zero-copy send's F_MORE announces its notification, not more results. */
+	if ((cflags & US_CQE_F_MORE) && !is_zero_copy_send(os->opcode))
 		opstat_count(os, US_OC_MULTISHOT_CQES);
+}
+
+/* The time from submit to now; false, with the loss counted, when the entry's start
+ * time is not one (being rewritten by a racing submit). */
+static __always_inline bool elapsed_since(__u64 start_ns, __u64 *elapsed)
+{
+	__u64 now = bpf_ktime_get_ns();
+
+	if (!start_ns || start_ns > now) {
+		tool_count(US_TOOL_LATENCY_TORN);
+		return false;
+	}
+	*elapsed = now - start_ns;
+	return true;
+}
+
+/*
+ * The result CQE of a zero-copy send (it has F_MORE: a notification follows): the
+ * request moves to its (ring, user_data) key, since its io_kiocb is freed now. A second
+ * send already waiting under that key makes both ambiguous: they share one entry that
+ * the next two notifications end, with no latency sample.
+ */
+static __always_inline void zc_wait_for_notif(struct us_opstat *os, struct us_inflight *w)
+{
+	struct us_inflight moved = *w;
+	struct us_inflight_bucket *b;
+	struct us_inflight *z;
+	__u64 key = zc_key(w->ring, w->user_data), since;
+
+	if (elapsed_since(w->start_ns, &since)) {
+		opstat_count(os, US_OC_ZC_RESULTS);
+		__sync_fetch_and_add(&os->counters[US_OC_ZC_RESULT_SUM_NS], since);
+	}
+	w->req = 0;
+	z = zc_waiting(moved.ring, moved.user_data);
+	if (z) {
+		/* US_IF_FAILED: "its CQE carries no latency", which is now true of both. */
+		tool_count(US_TOOL_ZC_AMBIGUOUS);
+		if (z->state & US_IF_ZC_SHARED)
+			tool_count(US_TOOL_ZC_AMBIGUOUS);
+		z->state |= US_IF_ZC_SHARED | US_IF_FAILED;
+		return;
+	}
+	b = inflight_bucket(key);
+	if (!b)
+		return;
+	z = inflight_claim(b, key, moved.ring);
+	if (!z)
+		return;
+	moved.req = key;
+	moved.state = (moved.state & ~US_IF_WHERE_MASK) | US_IF_ZC_WAIT;
+	*z = moved;
 }
 
 /* A cancellation posted because the request's ring or owner is being torn down: by the
@@ -83,6 +147,17 @@ static __always_inline bool abandoned_cqe(void *ring_ctx, __s32 res)
 	if (res != -US_ECANCELED && res != -US_EINTR && res != -US_ERESTARTSYS)
 		return false;
 	return current_is_teardown() || ctx_is_dying(ring_ctx);
+}
+
+/* The final CQE of a tracked request: its latency, and its way is free again. A request
+ * rejected before issue has no latency worth a sample. */
+static __always_inline void end_tracked(struct us_opstat *os, struct us_inflight *w)
+{
+	__u64 lat;
+
+	if (!(w->state & US_IF_FAILED) && elapsed_since(w->start_ns, &lat))
+		record_latency(os, lat);
+	w->req = 0;
 }
 
 /*
@@ -100,17 +175,17 @@ static __always_inline void complete_tracked(void *ring_ctx, struct us_inflight 
 	count_cqe(os, res, cflags);
 	if (trace_on)
 		trace_cqe(ring_ctx, w->req, w->user_data, w->ring, w->opcode, res, cflags);
-	if (cflags & US_CQE_F_MORE)
+	if (cflags & US_CQE_F_MORE) {
+		if (is_zero_copy_send(w->opcode) && !(w->state & US_IF_ZC_WAIT))
+			zc_wait_for_notif(os, w);
 		return;
+	}
 	if (abandoned_cqe(ring_ctx, res)) {
 		opstat_count(os, US_OC_CANCELLED_AT_EXIT);
 		w->state |= US_IF_ABANDONED;
 		return;
 	}
-	/* A request rejected before issue has no latency worth a sample. */
-	if (!(w->state & US_IF_FAILED))
-		record_latency(os, bpf_ktime_get_ns() - w->start_ns);
-	w->req = 0;
+	end_tracked(os, w);
 }
 
 /* The in-flight entry of a CQE that came without a request pointer. */
@@ -154,6 +229,39 @@ static __always_inline void complete_untracked(void *ring_ctx, __u32 ring, __u64
 }
 
 /*
+ * A notification CQE (IORING_CQE_F_NOTIF): the zero-copy send it belongs to is done with
+ * the user's buffer, and this ends it. It is posted by an internal io_kiocb that the
+ * program never submitted (a NOP to the kernel), so it is matched by (ring, user_data),
+ * never counted under NOP, and its res (0, or the ZC_COPIED usage bit) is no error.
+ */
+static __always_inline void on_zc_notif(void *ring_ctx, __u32 ring, __u64 user_data,
+					__s32 res, __u32 cflags)
+{
+	struct us_inflight *w = zc_waiting(ring, user_data);
+	struct us_opstat *os;
+
+	if (!w) {
+		tool_count(US_TOOL_NOTIF_NO_REQ);
+		ring_count(ring, US_RC_UNTRACKED_CQES, 1);
+		if (trace_on)
+			trace_cqe(ring_ctx, 0, user_data, ring, US_OP_OTHER, res, cflags);
+		return;
+	}
+	os = opstat_row(w->opstat);
+	if (!os)
+		return;
+	opstat_count(os, US_OC_COMPLETED);
+	opstat_count(os, US_OC_ZC_NOTIFS);
+	if (trace_on)
+		trace_cqe(ring_ctx, 0, user_data, ring, w->opcode, res, cflags);
+	if (w->state & US_IF_ZC_SHARED) {
+		w->state &= ~US_IF_ZC_SHARED; /* the other send's notification is still owed */
+		return;
+	}
+	end_tracked(os, w);
+}
+
+/*
  * req_addr is 0 for CQEs without a request: aux CQEs (multishot intermediates on 6.13+,
  * MSG_RING targets) and every CQE on 5.15-5.17. Those are found by (ring, user_data).
  */
@@ -163,6 +271,12 @@ static __always_inline void on_complete(void *ctx, __u64 req_addr, __u64 user_da
 	struct us_inflight *w;
 	__u32 ring;
 
+	if (cflags & US_CQE_F_NOTIF) {
+		ring = ring_lookup((__u64)ctx);
+		if (ring != US_NO_RING)
+			on_zc_notif(ctx, ring, user_data, res, cflags);
+		return;
+	}
 	if (req_addr) {
 		w = inflight_find(req_addr);
 		if (w && w->user_data == user_data) {
@@ -216,6 +330,10 @@ int BPF_PROG(usc_cqe_ovf, void *ring_ctx, __u64 user_data, __s32 res, __u32 cfla
 	if (ring == US_NO_RING)
 		return 0;
 	ring_count(ring, US_RC_CQ_OVERFLOWS, 1);
+	if (cflags & US_CQE_F_NOTIF) {
+		on_zc_notif(ring_ctx, ring, user_data, res, cflags);
+		return 0;
+	}
 	w = find_by_udata(ring, user_data);
 	if (w)
 		complete_tracked(ring_ctx, w, res, cflags);

@@ -7,14 +7,28 @@
 #include "tables.bpf.h"
 #include <bpf/bpf_tracing.h>
 
+/*
+ * Another process's new ring at the address of a target's ring that has been freed: the
+ * address must stop meaning the target's row, or that process's completions (which are
+ * not filtered by task: any thread may post them) would be charged to the target. The
+ * old row keeps its numbers for the report.
+ */
+static __always_inline void forget_reused_ctx(__u64 ctx)
+{
+	if (!bpf_map_delete_elem(&ring_ids, &ctx))
+		__sync_fetch_and_add(&ring_epoch, 1);
+}
+
 /* Same prototype in 5.15-6.18: (int fd, void *ctx, u32 sq_entries, u32 cq_entries, u32 flags). */
 SEC("tp_btf/io_uring_create")
 int BPF_PROG(usc_create, int fd, void *ring_ctx, __u32 sq_entries, __u32 cq_entries, __u32 flags)
 {
 	struct us_ring_seed seed = {};
 
-	if (!current_is_target())
+	if (!current_is_target()) {
+		forget_reused_ctx((__u64)ring_ctx);
 		return 0;
+	}
 	seed.ctx = (__u64)ring_ctx;
 	seed.tgid = current_tgid();
 	/* With IORING_SETUP_REGISTERED_FD_ONLY (6.5) "fd" is a registered-ring index. */

@@ -16,26 +16,6 @@
 #include <bpf/bpf_tracing.h>
 
 
-static __always_inline struct us_inflight *inflight_claim(struct us_inflight_bucket *b, __u64 req)
-{
-	struct us_inflight *w;
-
-	if (b->way[0].req == req)
-		return &b->way[0];
-	if (b->way[1].req == req)
-		return &b->way[1];
-	if (!b->way[0].req)
-		return &b->way[0];
-	if (!b->way[1].req)
-		return &b->way[1];
-	/* Both ways hold live requests: evict the older and say so (requests that will
-	 * never post a CQE anyway are not a loss). */
-	w = b->way[0].start_ns <= b->way[1].start_ns ? &b->way[0] : &b->way[1];
-	if (!(w->state & (US_IF_CQE_SKIP | US_IF_ABANDONED)))
-		ring_count(w->ring, US_RC_INFLIGHT_DROPS, 1);
-	return w;
-}
-
 static __always_inline void track(struct us_inflight *w, __u64 req_addr, __u64 user_data,
 				  __u32 ring, __u32 row, __u8 opcode, __u8 state)
 {
@@ -125,7 +105,9 @@ static __always_inline void on_submit(struct io_kiocb *req, __u64 req_addr, bool
 	b = inflight_bucket(req_addr);
 	if (!b)
 		return;
-	w = inflight_claim(b, req_addr);
+	w = inflight_claim(b, req_addr, ring);
+	if (!w)
+		return;
 	flags = req_flags(req, direct);
 	user_data = req_user_data(req, direct);
 	track(w, req_addr, user_data, ring, row, opcode,
@@ -169,6 +151,7 @@ SEC("tp_btf/io_uring_req_failed")
 int BPF_PROG(usc_req_failed, const struct io_uring_sqe *sqe, struct io_kiocb *req, int error)
 {
 	struct us_inflight_bucket *b;
+	struct us_inflight *w;
 	struct us_opstat *os;
 	__u64 req_addr, user_data;
 	__u32 ring, row;
@@ -188,7 +171,10 @@ int BPF_PROG(usc_req_failed, const struct io_uring_sqe *sqe, struct io_kiocb *re
 	if (!b)
 		return 0;
 	user_data = sqe->user_data;
-	track(inflight_claim(b, req_addr), req_addr, user_data, ring, row, opcode, US_IF_FAILED);
+	w = inflight_claim(b, req_addr, ring);
+	if (!w)
+		return 0;
+	track(w, req_addr, user_data, ring, row, opcode, US_IF_FAILED);
 	index_by_udata(ring, user_data, req_addr);
 	if (trace_on) {
 		struct us_trace_args t = { .req = req_addr, .user_data = user_data, .ring = ring,

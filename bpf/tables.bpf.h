@@ -69,11 +69,13 @@ struct us_ring_seed {
  */
 static __always_inline __u32 ring_add(const struct us_ring_seed *seed, bool replace)
 {
-	__u32 row = __sync_fetch_and_add(&ring_rows, 1) + 1;
 	__u64 ctx = seed->ctx;
 	struct us_ring_info *info = NULL;
-	__u32 *cur;
+	__u32 *cur, row;
 
+	/* The cursor stops at the limit (racing CPUs overshoot it by one each at most), so
+	 * it can never wrap into rows that are in use. */
+	row = ring_rows + 1 >= max_rings ? max_rings : __sync_fetch_and_add(&ring_rows, 1) + 1;
 	if (row >= max_rings) {
 		tool_count(US_TOOL_RINGS_FULL);
 		row = US_RING_CATCHALL;
@@ -128,7 +130,14 @@ static __always_inline __u32 op_slot(__u32 opcode)
 	return opcode;
 }
 
-/* opstat row of (ring, opcode), allocated on first use; row 0 when the pool is full. */
+/* A (ring, opcode) that found the opstat pool full: it counts in the catch-all row. */
+#define US_OPSTAT_REFUSED 0xffffffffu
+
+/*
+ * opstat row of (ring, opcode), allocated on first use; row 0 when the pool is full.
+ * A pair refused once is marked, so that it is counted once (US_TOOL_OPSTATS_FULL) and
+ * its later events touch neither the cursor nor the tool counter.
+ */
 static __always_inline __u32 opstat_for(__u32 ring, __u32 opcode)
 {
 	__u32 key = ring * US_OP_SLOTS + op_slot(opcode), row, cur;
@@ -139,11 +148,15 @@ static __always_inline __u32 opstat_for(__u32 ring, __u32 opcode)
 	if (!slot)
 		return US_OPSTAT_CATCHALL;
 	cur = *slot;
+	if (cur == US_OPSTAT_REFUSED)
+		return US_OPSTAT_CATCHALL;
 	if (cur)
 		return cur;
-	row = __sync_fetch_and_add(&opstat_rows, 1) + 1;
+	row = opstat_rows + 1 >= max_opstats ? max_opstats
+					     : __sync_fetch_and_add(&opstat_rows, 1) + 1;
 	if (row >= max_opstats) {
-		tool_count(US_TOOL_OPSTATS_FULL);
+		if (__sync_val_compare_and_swap(slot, 0, US_OPSTAT_REFUSED) == 0)
+			tool_count(US_TOOL_OPSTATS_FULL);
 		return US_OPSTAT_CATCHALL;
 	}
 	os = bpf_map_lookup_elem(&opstats, &row);
@@ -205,6 +218,60 @@ static __always_inline struct us_inflight *inflight_find(__u64 req)
 	if (b->way[1].req == req)
 		return &b->way[1];
 	return NULL;
+}
+
+/*
+ * The way a new request goes in: its own (an io_kiocb is reused only after its request
+ * ended), an empty one, or one held by a request that will post no CQE
+ * (CQE_SKIP_SUCCESS, abandoned at exit). When both ways hold live requests the
+ * newcomer is not tracked and NULL comes back: dropping it keeps the latency sample
+ * unbiased, while evicting the older request would drop exactly the long latencies the
+ * p99 is made of. Ways are claimed with a compare-and-swap, so two CPUs never fill one.
+ */
+static __always_inline struct us_inflight *inflight_claim(struct us_inflight_bucket *b,
+							  __u64 req, __u32 ring)
+{
+	__u64 old;
+
+	if (b->way[0].req == req)
+		return &b->way[0];
+	if (b->way[1].req == req)
+		return &b->way[1];
+	if (!b->way[0].req && !__sync_val_compare_and_swap(&b->way[0].req, 0, req))
+		return &b->way[0];
+	if (!b->way[1].req && !__sync_val_compare_and_swap(&b->way[1].req, 0, req))
+		return &b->way[1];
+	old = b->way[0].req;
+	if ((b->way[0].state & (US_IF_CQE_SKIP | US_IF_ABANDONED)) &&
+	    __sync_val_compare_and_swap(&b->way[0].req, old, req) == old)
+		return &b->way[0];
+	old = b->way[1].req;
+	if ((b->way[1].state & (US_IF_CQE_SKIP | US_IF_ABANDONED)) &&
+	    __sync_val_compare_and_swap(&b->way[1].req, old, req) == old)
+		return &b->way[1];
+	ring_count(ring, US_RC_INFLIGHT_DROPS, 1);
+	return NULL;
+}
+
+/*
+ * Where a zero-copy send waits for its notification. Its io_kiocb is freed after the
+ * result CQE and reused at once, and the notification comes from another io_kiocb, so
+ * the request moves to a key of its own: (ring, user_data) mixed into an odd number,
+ * which no io_kiocb address (8-byte aligned) can be. The entry's ring and user_data
+ * are checked on lookup, so a collision of two keys is never a match.
+ */
+static __always_inline __u64 zc_key(__u32 ring, __u64 user_data)
+{
+	return ((user_data * 0x9E3779B97F4A7C15ULL) ^ ((__u64)ring << 40)) | 1;
+}
+
+static __always_inline struct us_inflight *zc_waiting(__u32 ring, __u64 user_data)
+{
+	struct us_inflight *w = inflight_find(zc_key(ring, user_data));
+
+	if (!w || !(w->state & US_IF_ZC_WAIT) || w->ring != ring || w->user_data != user_data)
+		return NULL;
+	return w;
 }
 
 static __always_inline struct us_udata_slot *udata_slot(__u32 ring, __u64 user_data)

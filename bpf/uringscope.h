@@ -27,8 +27,9 @@
  *  - rings: one row per io_ring_ctx seen. Row 0 is the catch-all when the table is full.
  *  - opstats: one row per (ring, opcode) pair in use. Row 0 is the catch-all.
  *  - inflight: 2-way buckets of requests between submit and completion, indexed by a hash
- *    of the io_kiocb pointer. A request that finds both ways taken by live requests
- *    evicts the older one, which is counted in US_RC_INFLIGHT_DROPS. Power of two.
+ *    of the io_kiocb pointer. A request that finds both ways taken by live requests is
+ *    not tracked (counted in US_RC_INFLIGHT_DROPS): dropping the newcomer keeps the
+ *    latency sample unbiased, evicting the older would drop the tail. Power of two.
  *  - udata: (ring, user_data) -> io_kiocb address for completions that arrive without a
  *    request pointer (CQ overflow, multishot/aux CQEs, 5.15's io_uring_complete).
  */
@@ -48,7 +49,7 @@ enum us_ring_counter {
 	US_RC_TO_SUBMIT_SUM,      /* sum of to_submit over all enter calls */
 	US_RC_SQ_WAKEUPS,         /* ... of which carried IORING_ENTER_SQ_WAKEUP */
 	US_RC_UNTRACKED_CQES,     /* CQEs with neither a known request nor an opcode */
-	US_RC_INFLIGHT_DROPS,     /* tracked requests evicted from the in-flight table */
+	US_RC_INFLIGHT_DROPS,     /* requests not tracked: both ways of their bucket were live */
 	US_RC_CQ_OVERFLOWS,       /* io_uring_cqe_overflow events */
 	US_RC_SHORT_WRITES,       /* io_uring_short_write events */
 	US_RC_TASK_ADDS,          /* io_uring_task_add: completions queued as task work */
@@ -88,6 +89,10 @@ enum us_op_counter {
 	US_OC_CANCELLED_AT_EXIT, /* -ECANCELED CQEs posted while the owner was exiting */
 	US_OC_LAT_SUM_NS,     /* sum of the latencies in hist[] */
 	US_OC_LAT_MAX_NS,     /* largest latency in hist[] */
+	US_OC_ZC_RESULTS,     /* zero-copy sends whose result CQE (F_MORE) came: one notification
+			       * CQE follows each, and that CQE ends the request */
+	US_OC_ZC_RESULT_SUM_NS, /* ... sum of their submit-to-result-CQE times */
+	US_OC_ZC_NOTIFS,      /* IORING_CQE_F_NOTIF CQEs matched to their send */
 	US_OC__COUNT,
 };
 
@@ -124,6 +129,12 @@ struct us_ring_info {
 #define US_IF_CQE_SKIP (1u << 1)  /* IOSQE_CQE_SKIP_SUCCESS: success posts no CQE */
 #define US_IF_FAILED (1u << 2)    /* rejected before issue: its CQE carries no latency */
 #define US_IF_ABANDONED (1u << 3) /* cancelled by the kernel because its owner exited */
+/* A zero-copy send past its result CQE, waiting for its notification under its
+ * (ring, user_data) key (its io_kiocb is freed and reused at once). */
+#define US_IF_ZC_WAIT (1u << 6)
+/* ... and a second send with the same key is waiting too: the next notification cannot
+ * be told apart, so it ends neither's latency (US_TOOL_ZC_AMBIGUOUS). */
+#define US_IF_ZC_SHARED (1u << 7)
 /* Where the request was last seen waiting (bits 4-5): a request still in flight at the
  * end is a leak or a legitimate wait depending on this. */
 #define US_IF_WHERE_SHIFT 4
@@ -183,6 +194,10 @@ enum us_tool_counter {
 	US_TOOL_ERRNO_FULL,      /* error CQEs whose errno found no room in the errno table */
 	US_TOOL_THREADS_FULL,    /* io threads not recorded: the thread table was full */
 	US_TOOL_TRACE_DROPS,     /* --trace records lost: the ring buffer was full */
+	US_TOOL_ZC_AMBIGUOUS,    /* zero-copy sends whose notification could belong to another
+				  * send with the same (ring, user_data): no latency sample */
+	US_TOOL_NOTIF_NO_REQ,    /* notification CQEs whose send was not tracked */
+	US_TOOL_LATENCY_TORN,    /* latency samples discarded: the entry changed under us */
 	US_TOOL__COUNT,
 };
 
@@ -235,6 +250,9 @@ struct us_trace_event {
 
 /* io_uring UAPI constants the BPF side needs (stable ABI). */
 #define US_CQE_F_MORE (1u << 1)
+#define US_CQE_F_NOTIF (1u << 3)
+#define US_OP_SEND_ZC 47
+#define US_OP_SENDMSG_ZC 48
 #define US_ENTER_SQ_WAKEUP (1u << 1)
 #define US_ENTER_REGISTERED_RING (1u << 4)
 #define US_SETUP_SQPOLL (1u << 1)

@@ -59,6 +59,7 @@ static const struct scenario scenarios[] = {
      prepare_pipe, scenario_defer_tw, 0},
     {"clean-socket", 1000, "none", 0, 0, prepare_socketpair, scenario_clean_socket, 0},
     {"fork", 200, "none", 0, 0, NULL, scenario_fork, 0},
+    {"zc-send", 1000, "none", 0, 0, prepare_tcp_loopback, scenario_zc_send, 0},
 };
 
 static const struct scenario *find_scenario(const char *name) {

@@ -54,6 +54,8 @@ enum op_kind {
   OP_RECV,
   OP_SEND,
   OP_WRITE,
+  OP_SEND_ZC,
+  OP_SENDMSG_ZC,
   OP_KIND_COUNT
 };
 
@@ -176,6 +178,9 @@ void scenario_inflight(struct ctx *c);
 void scenario_errors(struct ctx *c);
 void prepare_empty_file(struct ctx *c);
 void scenario_short_write(struct ctx *c);
+// scenarios_zerocopy.c
+void prepare_tcp_loopback(struct ctx *c);
+void scenario_zc_send(struct ctx *c);
 
 // scenarios_iowq.c
 void prepare_fifo(struct ctx *c);

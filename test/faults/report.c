@@ -20,6 +20,8 @@ const char *const op_names[OP_KIND_COUNT] = {
     [OP_RECV] = "RECV",
     [OP_SEND] = "SEND",
     [OP_WRITE] = "WRITE",
+    [OP_SEND_ZC] = "SEND_ZC",
+    [OP_SENDMSG_ZC] = "SENDMSG_ZC",
 };
 
 __attribute__((format(printf, 2, 3))) void note(struct ctx *c, const char *fmt, ...) {

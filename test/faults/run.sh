@@ -214,6 +214,20 @@ score short-write cmd SHORT-WRITE "" PUNT "short-write 100" \
 score defer-tw cmd DEFER-TW "" "" "defer-tw 5" \
   "$RING (ring.counters.local_task_work_max_lag_ns / 1e6) as \$lag | \$lag >= \$gt[\"defer_tw.lag_max_ms\"] * 0.8 and \$lag <= \$gt[\"defer_tw.lag_max_ms\"] * 1.25 + 5 @@ max lag within 20% of ground truth"
 
+# Zero-copy sends over loopback TCP, one in flight at a time (hence BATCH): each posts its
+# result CQE (F_MORE) and a notification CQE (F_NOTIF) from an io_kiocb it never submitted.
+# Both are completions of the send, neither is multishot, and the notification ends it.
+score zc-send cmd none "" BATCH "zc-send 1000" \
+  "$OP op(\"SEND_ZC\").submitted == \$gt[\"op.SEND_ZC.submitted\"] @@ SEND_ZC submitted = ground truth" \
+  "$OP op(\"SEND_ZC\").completed == \$gt[\"op.SEND_ZC.completed\"] @@ SEND_ZC CQEs (result + notification) = ground truth" \
+  "$OP op(\"SENDMSG_ZC\").completed == \$gt[\"op.SENDMSG_ZC.completed\"] @@ SENDMSG_ZC CQEs = ground truth" \
+  "$OP [op(\"SEND_ZC\"), op(\"SENDMSG_ZC\")] | all(.multishot_cqes == 0) @@ no zero-copy CQE counted as multishot" \
+  "$OP [op(\"SEND_ZC\"), op(\"SENDMSG_ZC\")] | all((.log2_hist | add) == .submitted) @@ every send has a latency (ended by its notification)" \
+  "$OP op(\"NOP\") == null @@ notifications not filed under NOP" \
+  ".counters.untracked_completions == 0 @@ no untracked completions" \
+  ".leak.suspected == 0 @@ no false leak" \
+  "[.findings[] | select(.tag == \"TOOL\")] | length == 0 @@ no TOOL finding"
+
 # --- the table ----------------------------------------------------------------------
 
 if ((skipped)); then
