@@ -188,16 +188,28 @@ static __always_inline void complete_tracked(void *ring_ctx, struct us_inflight 
 	end_tracked(os, w);
 }
 
-/* The in-flight entry of a CQE that came without a request pointer. */
+/*
+ * The in-flight entry of a CQE that came without a request pointer, by (ring, user_data).
+ * When two live requests share the key the CQE could be either's: it is attributed to
+ * neither, and counted (US_TOOL_UDATA_AMBIGUOUS) rather than guessed.
+ */
 static __always_inline struct us_inflight *find_by_udata(__u32 ring, __u64 user_data)
 {
-	struct us_udata_slot *u = udata_slot(ring, user_data);
-	struct us_inflight *w;
+	__u32 set = udata_set(ring, user_data);
+	struct us_udata_slot *u0 = udata_way(set, 0), *u1 = udata_way(set, 1);
+	struct us_inflight *w0 = NULL, *w1 = NULL;
 
-	if (!u || u->ring != ring || u->user_data != user_data)
+	if (!u0 || !u1)
 		return NULL;
-	w = inflight_find(u->req);
-	return w && w->user_data == user_data ? w : NULL;
+	if (u0->ring == ring && u0->user_data == user_data)
+		w0 = udata_live(u0);
+	if (u1->ring == ring && u1->user_data == user_data)
+		w1 = udata_live(u1);
+	if ((w0 && (w1 || (u0->flags & US_UD_CROWDED))) || (w1 && (u1->flags & US_UD_CROWDED))) {
+		tool_count(US_TOOL_UDATA_AMBIGUOUS);
+		return NULL;
+	}
+	return w0 ? w0 : w1;
 }
 
 /*

@@ -28,15 +28,57 @@ static __always_inline void track(struct us_inflight *w, __u64 req_addr, __u64 u
 	w->req = req_addr;
 }
 
+static __always_inline bool udata_holds(const struct us_udata_slot *u, __u32 ring,
+					__u64 user_data)
+{
+	return u->ring == ring && u->user_data == user_data;
+}
+
+static __always_inline void udata_fill(struct us_udata_slot *u, __u32 ring, __u64 user_data,
+				       __u64 req_addr, __u32 flags)
+{
+	u->user_data = user_data;
+	u->ring = ring;
+	u->req = req_addr;
+	u->flags = flags;
+}
+
+/*
+ * Files the request under (ring, user_data), for its CQEs that come without a request
+ * pointer. A way whose request has ended is free. Two live requests with the same key
+ * take both ways (the lookup then refuses to guess between them); a third marks the set
+ * crowded. An unrelated live request is displaced only when no way is free, and that
+ * is counted (US_TOOL_UDATA_EVICTED), never silent.
+ */
 static __always_inline void index_by_udata(__u32 ring, __u64 user_data, __u64 req_addr)
 {
-	struct us_udata_slot *u = udata_slot(ring, user_data);
+	__u32 set = udata_set(ring, user_data);
+	struct us_udata_slot *u0 = udata_way(set, 0), *u1 = udata_way(set, 1);
+	bool live0, live1;
 
-	if (u) {
-		u->user_data = user_data;
-		u->ring = ring;
-		u->req = req_addr;
+	if (!u0 || !u1)
+		return;
+	live0 = udata_live(u0);
+	live1 = udata_live(u1);
+	if (!live0 || (udata_holds(u0, ring, user_data) && u0->req == req_addr)) {
+		udata_fill(u0, ring, user_data, req_addr, 0);
+		return;
 	}
+	if (!live1 || (udata_holds(u1, ring, user_data) && u1->req == req_addr)) {
+		udata_fill(u1, ring, user_data, req_addr, 0);
+		return;
+	}
+	if (udata_holds(u0, ring, user_data) && udata_holds(u1, ring, user_data)) {
+		u0->flags |= US_UD_CROWDED;
+		u1->flags |= US_UD_CROWDED;
+		return;
+	}
+	tool_count(US_TOOL_UDATA_EVICTED);
+	/* Keep a way that shares the key: it is the one this request could be confused with. */
+	if (udata_holds(u0, ring, user_data))
+		udata_fill(u1, ring, user_data, req_addr, 0);
+	else
+		udata_fill(u0, ring, user_data, req_addr, 0);
 }
 
 /* The ring row of ctx; a ring created before attach (or missed by the fd walk) is

@@ -274,12 +274,30 @@ static __always_inline struct us_inflight *zc_waiting(__u32 ring, __u64 user_dat
 	return w;
 }
 
-static __always_inline struct us_udata_slot *udata_slot(__u32 ring, __u64 user_data)
+/* The even slot of the 2-way set of (ring, user_data); the other way is the next slot. */
+static __always_inline __u32 udata_set(__u32 ring, __u64 user_data)
 {
 	/* user_data is often a small counter or an aligned pointer: mix it before the ring */
-	__u32 key = hash_u64(ring + user_data * 0xff51afd7ed558ccdULL) & udata_mask;
+	return hash_u64(ring + user_data * 0xff51afd7ed558ccdULL) & udata_mask & ~1u;
+}
+
+static __always_inline struct us_udata_slot *udata_way(__u32 set, __u32 way)
+{
+	__u32 key = set + way;
 
 	return bpf_map_lookup_elem(&udata, &key);
+}
+
+/* The tracked request a slot names, if it is still in flight with that key and can
+ * still post a CQE (a CQE_SKIP_SUCCESS request's entry stays behind after it ended). */
+static __always_inline struct us_inflight *udata_live(const struct us_udata_slot *u)
+{
+	struct us_inflight *w = inflight_find(u->req);
+
+	if (!w || w->user_data != u->user_data || w->ring != u->ring ||
+	    (w->state & (US_IF_CQE_SKIP | US_IF_ABANDONED)))
+		return NULL;
+	return w;
 }
 
 /*

@@ -177,12 +177,17 @@ struct us_thread {
 	__u64 first_ns;
 };
 
+/* The (ring, user_data) index: 2-way sets of these, at an even slot and the next. */
 struct us_udata_slot {
 	__u64 user_data;
-	__u64 req;  /* io_kiocb address */
-	__u32 ring; /* ring row: stands in for the ctx, which the verifier won't let us hash */
-	__u32 pad;
+	__u64 req;    /* io_kiocb address */
+	__u32 ring;   /* ring row: stands in for the ctx, which the verifier won't let us hash */
+	__u32 flags;  /* US_UD_* */
 };
+/* A third live request with this (ring, user_data) found both ways of the set taken by
+ * two others with it: a CQE without a request pointer for this key cannot be told
+ * apart, so none is attributed while the flag stands. */
+#define US_UD_CROWDED (1u << 0)
 
 /* Tool-fidelity counters (global, in .bss as us_tool[]). */
 enum us_tool_counter {
@@ -198,6 +203,11 @@ enum us_tool_counter {
 				  * send with the same (ring, user_data): no latency sample */
 	US_TOOL_NOTIF_NO_REQ,    /* notification CQEs whose send was not tracked */
 	US_TOOL_LATENCY_TORN,    /* latency samples discarded: the entry changed under us */
+	US_TOOL_UDATA_AMBIGUOUS, /* CQEs without a request pointer whose (ring, user_data)
+				  * belongs to two or more live requests: not attributed */
+	US_TOOL_UDATA_EVICTED,   /* live requests dropped from the (ring, user_data) index by
+				  * unrelated ones: a CQE of theirs without a request pointer
+				  * would be untracked */
 	US_TOOL__COUNT,
 };
 

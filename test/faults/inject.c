@@ -60,6 +60,8 @@ static const struct scenario scenarios[] = {
     {"clean-socket", 1000, "none", 0, 0, prepare_socketpair, scenario_clean_socket, 0},
     {"fork", 200, "none", 0, 0, NULL, scenario_fork, 0},
     {"zc-send", 1000, "none", 0, 0, prepare_tcp_loopback, scenario_zc_send, 0},
+    {"shared-udata", 50, "none", 0, 0, prepare_pipe, scenario_shared_udata, 0},
+    {"multishot-storm", 100, "none", 0, 0, prepare_pipe, scenario_multishot_storm, 0},
 };
 
 static const struct scenario *find_scenario(const char *name) {

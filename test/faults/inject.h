@@ -148,6 +148,8 @@ unsigned batch_index(uint64_t ud, uint64_t first, unsigned n, bool *seen);
 unsigned batch_size(const struct ctx *c, unsigned want, unsigned long remaining);
 void count_cqe(struct op_stats *st, int res, unsigned flags);
 void run_batched(struct ctx *c, enum op_kind op, unsigned batch, unsigned sqe_flags);
+void run_batched_count(struct ctx *c, enum op_kind op, unsigned batch, unsigned sqe_flags,
+                       unsigned long count);
 
 /* --------------------------------------------------------- fixtures.c */
 
@@ -178,6 +180,9 @@ void scenario_inflight(struct ctx *c);
 void scenario_errors(struct ctx *c);
 void prepare_empty_file(struct ctx *c);
 void scenario_short_write(struct ctx *c);
+// scenarios_matching.c
+void scenario_shared_udata(struct ctx *c);
+void scenario_multishot_storm(struct ctx *c);
 // scenarios_zerocopy.c
 void prepare_tcp_loopback(struct ctx *c);
 void scenario_zc_send(struct ctx *c);

@@ -101,6 +101,12 @@ void count_cqe(struct op_stats *st, int res, unsigned flags) {
  * skewing the ground truth.
  */
 void run_batched(struct ctx *c, enum op_kind op, unsigned batch, unsigned sqe_flags) {
+  run_batched_count(c, op, batch, sqe_flags, c->count);
+}
+
+/* run_batched() for `count` requests instead of the scenario's COUNT. */
+void run_batched_count(struct ctx *c, enum op_kind op, unsigned batch, unsigned sqe_flags,
+                       unsigned long count) {
   // A ring smaller than the batch cannot hold it; shrinking the batch keeps
   // the run valid and the printed submit_calls stay exact.
   if (batch > c->params.sq_entries) batch = c->params.sq_entries;
@@ -117,7 +123,7 @@ void run_batched(struct ctx *c, enum op_kind op, unsigned batch, unsigned sqe_fl
   bool *seen = calloc(batch, sizeof(*seen));
   if (blocks == NULL || seen == NULL) fail("calloc: %s", strerror(errno));
 
-  unsigned long remaining = c->count;
+  unsigned long remaining = count;
   while (remaining > 0) {
     unsigned n = remaining < batch ? (unsigned)remaining : batch;
     uint64_t first = c->next_user_data;

@@ -228,6 +228,22 @@ score zc-send cmd none "" BATCH "zc-send 1000" \
   ".leak.suspected == 0 @@ no false leak" \
   "[.findings[] | select(.tag == \"TOOL\")] | length == 0 @@ no TOOL finding"
 
+# A multishot poll and a READ share one user_data. The poll CQEs posted while the READ
+# waits carry no request pointer (6.13+): they could be either's, so they must not reach
+# the READ; they are counted as untracked instead of guessed. After the READ, every one
+# belongs to the poll again.
+score shared-udata cmd none "" "" "shared-udata 50" \
+  "$OP op(\"READ\").completed == \$gt[\"op.READ.completed\"] @@ READ completed = ground truth (no poll CQE given to it)" \
+  "$OP op(\"READ\").multishot_cqes == 0 @@ no multishot CQE on the READ" \
+  "$OP op(\"POLL_ADD\").completed + .counters.untracked_completions == \$gt[\"op.POLL_ADD.completed\"] @@ every poll CQE attributed to the poll or counted untracked" \
+  "$OP op(\"POLL_ADD\").completed >= \$gt[\"shared.poll_events_alone\"] + 1 @@ poll CQEs after the READ ended all attributed"
+# A multishot poll armed through a storm of 1000 NOPs (unique user_data) per event.
+score multishot-storm cmd none "" "" "multishot-storm 100" \
+  "$OP op(\"POLL_ADD\").completed == \$gt[\"op.POLL_ADD.completed\"] @@ every poll CQE kept" \
+  "$OP op(\"POLL_ADD\").multishot_cqes == \$gt[\"op.POLL_ADD.multishot_cqes\"] @@ multishot CQEs = ground truth" \
+  "$OP op(\"NOP\").completed == \$gt[\"op.NOP.completed\"] @@ NOP completed = ground truth" \
+  ".counters.untracked_completions == 0 @@ no untracked completions"
+
 # --- the table ----------------------------------------------------------------------
 
 if ((skipped)); then
