@@ -2,7 +2,8 @@
 # Installs what building and testing uringscope needs on Debian 12 (run as root).
 # The tool itself needs only libbpf/libelf/zlib at build time; liburing is for the test
 # injector and the benchmark's load generator; bpftrace, perf, fio and GNU time are what
-# bench/ compares uringscope with.
+# bench/ compares uringscope with; fio, qemu-utils and plocate are real io_uring programs
+# that test/real/run.sh checks uringscope on, with strace counting their SQEs.
 set -euo pipefail
 packages=(
   build-essential cmake pkg-config clang llvm bpftool
@@ -12,6 +13,7 @@ packages=(
   prometheus python3-yaml
   rpm cpio file man-db groff-base
   bpftrace linux-perf fio time
+  qemu-utils plocate strace
 )
 missing=()
 for p in "${packages[@]}"; do

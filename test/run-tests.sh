@@ -13,3 +13,4 @@ ctest --test-dir build --output-on-failure
 ctest --test-dir build-static --output-on-failure -L static
 ctest --test-dir build-static --output-on-failure -L package
 test/faults/run.sh
+test/real/run.sh

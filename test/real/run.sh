@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# Runs real io_uring programs that nobody here wrote under uringscope, with other
+# io_uring traffic beside them, and checks what uringscope counted against each
+# program's own, independent count:
+#   qemu-img bench -i io_uring   its request count (-c) and strace's sum of the SQEs
+#                                each io_uring_enter() consumed (its return values)
+#   plocate                      strace's sum of consumed SQEs, and its match count
+#   fio (ioengine=io_uring)      fio's own JSON total_ios
+#   node (UV_USE_IO_URING=1)     the reads the script made (docs/guides/fs-bench.js)
+# Per program: its read requests submitted and completed equal the truth, no
+# completion is untracked, and no finding at WARN or above appears that the truth
+# does not explain (BATCH only where strace saw one SQE per submitting call).
+# Prints "N passed, M failed[, K skipped]"; a program that is not installed is skipped
+# and said so, never passed.
+#
+#   test/real/run.sh [--uringscope PATH] [--inject PATH]
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+uringscope=$root/build/uringscope
+inject=$root/build/test/faults/inject
+while (($#)); do
+  case $1 in
+    --uringscope) uringscope=$2; shift 2 ;;
+    --inject) inject=$2; shift 2 ;;
+    *) echo "run.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+done
+[[ $(id -u) -eq 0 ]] || { echo "real/run.sh: loads BPF programs; run it as root" >&2; exit 2; }
+for tool in jq strace; do
+  command -v $tool >/dev/null || { echo "real/run.sh: needs $tool" >&2; exit 2; }
+done
+work=$(mktemp -d /var/tmp/usc-real.XXXXXX)  # not tmpfs: O_DIRECT and real page cache
+noise=
+cleanup() {
+  [[ -n $noise ]] && kill "$noise" 2>/dev/null && wait "$noise" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
+passed=0 failed=0 skipped=0
+
+# Other io_uring traffic on the machine, as on a user's box: a NOP storm in another
+# process that must never show up in the target's report.
+"$inject" --linger 0 clean 100000000 >/dev/null 2>&1 &
+noise=$!
+
+# Sum of the SQEs every io_uring_enter() of a strace -f log consumed.
+sqes_consumed() {
+  awk '/io_uring_enter\(/ && match($0, /= [0-9]+$/) { s += substr($0, RSTART + 2) } END { print s + 0 }' "$1"
+}
+submitting_enters() {
+  awk '/io_uring_enter\(/ && match($0, /= [0-9]+$/) && substr($0, RSTART + 2) + 0 > 0 { n++ } END { print n + 0 }' "$1"
+}
+
+# check NAME REPORT TRUTH [ALLOWED_WARN_TAGS]: the read ops of the report against TRUTH.
+check() {
+  local name=$1 report=$2 truth=$3 allowed=${4:-} problems=()
+  if ! jq -e . "$report" >/dev/null 2>&1; then
+    problems+=("no report")
+  else
+    local reads
+    reads=$(jq '[.ops[] | select(.op | test("^READ")) ] | {s: (map(.submitted) | add // 0), c: (map(.completed) | add // 0)}' "$report")
+    [[ $(jq .s <<<"$reads") == "$truth" ]] || problems+=("reads submitted $(jq .s <<<"$reads"), truth $truth")
+    [[ $(jq .c <<<"$reads") == "$truth" ]] || problems+=("reads completed $(jq .c <<<"$reads"), truth $truth")
+    local untracked
+    untracked=$(jq .counters.untracked_completions "$report")
+    [[ $untracked == 0 ]] || problems+=("$untracked untracked completions")
+    local unexpected
+    unexpected=$(jq -r --arg allowed "$allowed" '[.findings[] | select(.severity != "INFO") | .tag |
+      select(. as $t | $allowed | split(",") | any(. == $t) | not)] | unique | join(",")' "$report")
+    [[ -z $unexpected ]] || problems+=("unexplained findings: $unexpected")
+    jq -e '[.rings[] | select(.comm == "inject")] | length == 0' "$report" >/dev/null ||
+      problems+=("the neighbour's ring is in the report")
+  fi
+  if ((${#problems[@]})); then
+    failed=$((failed + 1))
+    printf 'FAIL %-10s %s\n' "$name" "$(IFS=';'; echo "${problems[*]}")"
+  else
+    passed=$((passed + 1))
+    printf 'ok   %-10s %s read requests, as the program itself counted\n' "$name" "$truth"
+  fi
+}
+
+skip() {
+  skipped=$((skipped + 1))
+  printf 'skip %-10s %s\n' "$1" "$2"
+}
+
+# BATCH is explained when strace saw the submitting io_uring_enter() calls carry under
+# 1.5 SQEs each on average (the rule's own bound, src/rules/thresholds.cpp).
+batch_explained() {  # strace-log
+  local calls sqes
+  calls=$(submitting_enters "$1")
+  sqes=$(sqes_consumed "$1")
+  ((calls > 0 && sqes * 2 < calls * 3)) && echo BATCH
+}
+
+# --- qemu-img bench ------------------------------------------------------------------
+if command -v qemu-img >/dev/null; then
+  count=20000
+  qemu-img create -q -f raw "$work/disk.img" 64M
+  "$uringscope" -f --json="$work/qemu.json" -- strace -f -qq -e trace=io_uring_enter \
+    -o "$work/qemu.strace" qemu-img bench -i io_uring -c $count -d 16 -s 4096 -f raw \
+    "$work/disk.img" >"$work/qemu.out" 2>&1
+  sent=$(sed -n 's/^Sending \([0-9]*\) read requests.*/\1/p' "$work/qemu.out")
+  if [[ $sent != "$count" || $(sqes_consumed "$work/qemu.strace") != "$count" ]]; then
+    failed=$((failed + 1))
+    echo "FAIL qemu-img   the program's own counts disagree: sent=$sent strace=$(sqes_consumed "$work/qemu.strace")"
+  else
+    check qemu-img "$work/qemu.json" "$count" "$(batch_explained "$work/qemu.strace")"
+  fi
+else
+  skip qemu-img "qemu-img is not installed (Debian package qemu-utils)"
+fi
+
+# --- plocate -------------------------------------------------------------------------
+if command -v plocate >/dev/null && command -v updatedb >/dev/null; then
+  for i in $(seq 1 300); do
+    mkdir -p "$work/tree/d$i"
+    for j in $(seq 1 20); do : >"$work/tree/d$i/file_${i}_$j.txt"; done
+  done
+  updatedb -l 0 -o "$work/plocate.db" -U "$work/tree"
+  "$uringscope" -f --json="$work/plocate.json" -- strace -f -qq -e trace=io_uring_enter \
+    -o "$work/plocate.strace" plocate -d "$work/plocate.db" file_17_ >"$work/plocate.out" 2>&1
+  matches=$(grep -c "/file_17_" "$work/plocate.out")
+  truth=$(sqes_consumed "$work/plocate.strace")
+  if [[ $matches != 20 || $truth -lt 1 ]]; then
+    failed=$((failed + 1))
+    echo "FAIL plocate    the program misbehaved: $matches matches (want 20), $truth SQEs"
+  else
+    check plocate "$work/plocate.json" "$truth" "$(batch_explained "$work/plocate.strace")"
+  fi
+else
+  skip plocate "plocate is not installed (Debian package plocate)"
+fi
+
+# --- fio -----------------------------------------------------------------------------
+if command -v fio >/dev/null; then
+  # fio runs each job in a forked process: -f.
+  "$uringscope" -f --json="$work/fio.json" -- strace -f -qq -e trace=io_uring_enter \
+    -o "$work/fio.strace" fio --name=real --filename="$work/fio.dat" \
+    --size=32M --rw=randread --bs=4k --ioengine=io_uring --iodepth=32 \
+    --iodepth_batch_submit=8 --number_ios=20000 --output-format=json \
+    --output="$work/fio.out" >/dev/null 2>&1
+  truth=$(jq '[.jobs[].read.total_ios] | add' "$work/fio.out" 2>/dev/null)
+  if [[ -z $truth || $truth == null || $truth -lt 1 ]]; then
+    failed=$((failed + 1))
+    echo "FAIL fio        fio wrote no result"
+  else
+    # fio lays the file out with plain writes first; only its reads go through io_uring.
+    check fio "$work/fio.json" "$truth" "$(batch_explained "$work/fio.strace")"
+  fi
+else
+  skip fio "fio is not installed (Debian package fio)"
+fi
+
+# --- node ----------------------------------------------------------------------------
+if command -v node >/dev/null; then
+  reads=20000
+  node "$root/docs/guides/fs-bench.js" prepare "$work/node" 1 16 >/dev/null
+  UV_USE_IO_URING=1 "$uringscope" --json="$work/node.json" -- node \
+    "$root/docs/guides/fs-bench.js" randread "$work/node" $reads 32 >"$work/node.out" 2>&1
+  if ! grep -q "^randread.*: $reads requests" "$work/node.out"; then
+    failed=$((failed + 1))
+    echo "FAIL node       the script did not report $reads reads: $(head -c 200 "$work/node.out")"
+  elif jq -e '[.ops[] | select(.op | test("^READ"))] | length == 0' "$work/node.json" >/dev/null; then
+    skip node "this node's libuv sends no file reads to io_uring ($(node -p process.versions.uv))"
+  else
+    check node "$work/node.json" "$reads"
+  fi
+else
+  skip node "node is not installed"
+fi
+
+if ((skipped)); then
+  echo "$passed passed, $failed failed, $skipped skipped"
+else
+  echo "$passed passed, $failed failed"
+fi
+((failed == 0))
