@@ -24,7 +24,9 @@
 #include <vector>
 
 #include "util/error.h"
-#include "metrics/metrics.h"
+#include "metrics/exposition.h"
+#include "metrics/listen_address.h"
+#include "metrics/server.h"
 #include "util/unique_fd.h"
 
 namespace uringscope {

@@ -13,7 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "metrics/metrics.h"
+#include "metrics/accept.h"
+#include "metrics/exposition.h"
 
 namespace uringscope {
 namespace {
