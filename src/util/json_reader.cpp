@@ -38,8 +38,12 @@ std::string json_element_path(const std::string& parent, std::size_t index) {
 
 std::string json_quote(const Json& value) {
   std::string text = value.dump(-1, ' ', false, Json::error_handler_t::replace);
-  if (text.size() > kQuoteLimit) text = text.substr(0, kQuoteLimit) + "...";
-  return text;
+  if (text.size() <= kQuoteLimit) return text;
+  // Cut before a continuation byte's character, never inside it: the message goes to
+  // a terminal and must stay valid UTF-8.
+  std::size_t cut = kQuoteLimit;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+  return text.substr(0, cut) + "...";
 }
 
 std::string json_describe(const Json& value) {
@@ -50,8 +54,10 @@ std::string json_describe(const Json& value) {
     case Json::value_t::array: return "an array";
     case Json::value_t::object: return "an object";
     case Json::value_t::number_unsigned: return "an unsigned integer";
-    // The parser stores every non-negative integer as unsigned.
-    case Json::value_t::number_integer: return "a negative integer";
+    // The parser stores every non-negative integer as unsigned; a value built in code
+    // may still hold one as signed.
+    case Json::value_t::number_integer:
+      return value.get<int64_t>() < 0 ? "a negative integer" : "an unsigned integer";
     case Json::value_t::number_float: return "a floating-point number";
     case Json::value_t::binary: return "binary data";
     case Json::value_t::discarded: break;
