@@ -3,6 +3,7 @@
 // rules (src/rules/, one file per finding) whose thresholds all live in thresholds.h.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,19 +19,42 @@ enum class Severity { Info = 0, Warn = 1, Crit = 2 };
 
 std::string_view severity_name(Severity s);  // "INFO" | "WARN" | "CRIT"
 
+// The finding tags: stable names that the JSON report, baselines, --fail-on and the text
+// report's markers rely on, so rules create findings with these and renderers match them.
+inline constexpr char kTagNodata[] = "NODATA";
+inline constexpr char kTagOverflow[] = "OVERFLOW";
+inline constexpr char kTagPunt[] = "PUNT";
+inline constexpr char kTagWorkers[] = "WORKERS";
+inline constexpr char kTagBatch[] = "BATCH";
+inline constexpr char kTagSqpoll[] = "SQPOLL";
+inline constexpr char kTagDeferTw[] = "DEFER-TW";
+inline constexpr char kTagShortWrite[] = "SHORT-WRITE";
+inline constexpr char kTagPollRetry[] = "POLL-RETRY";
+inline constexpr char kTagErrors[] = "ERRORS";
+inline constexpr char kTagLeak[] = "LEAK";
+inline constexpr char kTagTool[] = "TOOL";
+inline constexpr std::array<std::string_view, 12> kFindingTags = {
+    kTagNodata, kTagOverflow,   kTagPunt,      kTagWorkers, kTagBatch, kTagSqpoll,
+    kTagDeferTw, kTagShortWrite, kTagPollRetry, kTagErrors,  kTagLeak,  kTagTool,
+};
+
 struct Evidence {
   std::string key;
   std::variant<int64_t, double, std::string> value;
+
+  bool operator==(const Evidence&) const = default;
 };
 
 struct Finding {
-  std::string tag;                 // stable: PUNT, BATCH, TOOL, NODATA, ...
+  std::string tag;                 // one of kFindingTags
   Severity severity = Severity::Info;
   std::optional<uint32_t> ring;    // Ring::id
   std::optional<uint32_t> opcode;
   std::string message;             // the problem, in one or two sentences
   std::string suggestion;          // what to change
   std::vector<Evidence> evidence;  // the numbers behind it
+
+  bool operator==(const Finding&) const = default;
 };
 
 // Every rule over the snapshot; order: severity (highest first), then ring, then tag.

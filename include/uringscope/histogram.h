@@ -23,6 +23,7 @@ struct Histogram {
   uint64_t quantile_ns(double q) const;
   Histogram& operator+=(const Histogram& other);
   Histogram& operator-=(const Histogram& other);  // for interval deltas
+  bool operator==(const Histogram&) const = default;
 };
 
 // Bounds of bucket i: [lower, upper).

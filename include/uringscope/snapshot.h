@@ -49,6 +49,7 @@ struct Counters {
   uint64_t leaks_pending = 0;          // in flight past the leak age, waiting on an event
 
   Counters& operator+=(const Counters& other);
+  bool operator==(const Counters&) const = default;
 };
 
 // How a counter combines across rings: most add up, a few are a maximum, and
@@ -63,6 +64,7 @@ struct CounterField {
 extern const std::array<CounterField, 31> kCounterFields;
 
 // Why requests went to io-wq, as far as the kernel shows it at the punt.
+// kPuntReasonFields (fields.h) lists them with their names.
 struct PuntReasons {
   uint64_t forced = 0;        // IOSQE_ASYNC: punted without an inline attempt
   uint64_t hashed = 0;        // hashed work: buffered writes, serialized per inode
@@ -70,14 +72,18 @@ struct PuntReasons {
   uint64_t eagain = 0;        // the nonblocking attempt returned -EAGAIN, no poll possible
 
   PuntReasons& operator+=(const PuntReasons& other);
+  bool operator==(const PuntReasons&) const = default;
 };
 
 struct ErrnoCount {
   int err = 0;  // positive errno (EBADF = 9)
   uint64_t count = 0;
+
+  bool operator==(const ErrnoCount&) const = default;
 };
 
-// One opcode's numbers on one ring (or merged over rings).
+// One opcode's numbers on one ring (or merged over rings). kOpCounterFields (fields.h)
+// lists the plain counters with their JSON names.
 struct OpStats {
   uint32_t opcode = 0;
   uint64_t submitted = 0;
@@ -97,6 +103,7 @@ struct OpStats {
 
   double punt_pct() const;      // punted / submitted, 0 when nothing was submitted
   OpStats& operator+=(const OpStats& other);
+  bool operator==(const OpStats&) const = default;
 };
 
 // Where a request still in flight at the end was last seen.
@@ -113,6 +120,8 @@ struct PendingRequest {
   RequestWhere where = RequestWhere::Issued;
   bool abandoned = false;  // the owner exited and the kernel cancelled it
   bool waiting = false;    // waiting on an event (armed poll, or an op that waits by design)
+
+  bool operator==(const PendingRequest&) const = default;
 };
 
 // Abandoned requests are classified like the others: an abandoned RECV still only
@@ -124,6 +133,8 @@ struct LeakInfo {
   uint64_t oldest_ns = 0;             // oldest of either kind
   // Suspected first, then pending; oldest first within each; at most kMaxLeakRecords.
   std::vector<PendingRequest> requests;
+
+  bool operator==(const LeakInfo&) const = default;
 };
 inline constexpr std::size_t kMaxLeakRecords = 64;
 
@@ -131,6 +142,8 @@ inline constexpr std::size_t kMaxLeakRecords = 64;
 struct ProcessWorkers {
   uint32_t pid = 0;
   uint64_t distinct = 0;
+
+  bool operator==(const ProcessWorkers&) const = default;
 };
 
 enum class RingSource { Create, FdTable, Submit, CatchAll };
@@ -156,18 +169,23 @@ struct Ring {
   // only once the thread was seen on a CPU (switched, or submitting).
   bool sqpoll_thread_seen_running() const;
   double avg_batch() const;    // SQEs per submitting enter call, 0 when no such call
+  bool operator==(const Ring&) const = default;
 };
 
 struct FeatureState {
   std::string name;     // e.g. "submit"
   bool enabled = false;
   std::string detail;   // the variant in use, or why the feature is off
+
+  bool operator==(const FeatureState&) const = default;
 };
 
 struct KernelInfo {
   std::string release;
   std::string tier;     // "full" | "legacy"
   std::vector<FeatureState> features;
+
+  bool operator==(const KernelInfo&) const = default;
 };
 
 enum class TargetMode { Command, Pid, All };
@@ -176,9 +194,12 @@ struct TargetInfo {
   TargetMode mode = TargetMode::All;
   std::vector<int> pids;
   std::vector<std::string> command;
+
+  bool operator==(const TargetInfo&) const = default;
 };
 
-// The tool's own losses; each one degrades what the numbers mean.
+// The tool's own losses; each one degrades what the numbers mean. kToolFields (fields.h)
+// lists them with their names.
 struct ToolStats {
   uint64_t rings_full = 0;         // events lumped into the catch-all ring
   uint64_t opstats_full = 0;       // events lumped into the catch-all opstat row
@@ -188,6 +209,8 @@ struct ToolStats {
   uint64_t errno_full = 0;         // error CQEs whose errno could not be recorded
   uint64_t threads_full = 0;       // io threads not recorded (thread table full)
   uint64_t trace_drops = 0;        // --trace records lost: the ring buffer was full
+
+  bool operator==(const ToolStats&) const = default;
 };
 
 struct Snapshot {
@@ -204,6 +227,8 @@ struct Snapshot {
   // All rings together; filled by aggregate().
   Counters totals;
   std::vector<OpStats> ops;
+
+  bool operator==(const Snapshot&) const = default;
 };
 
 // Fills snapshot.totals and snapshot.ops from the rings.

@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "diff/baseline.h"
+#include "report/text_layout.h"
 #include "util/format.h"
 
 namespace uringscope {
@@ -19,8 +20,6 @@ namespace {
 using Json = nlohmann::ordered_json;
 using Align = TextTable::Align;
 
-constexpr std::size_t kLineWidth = 76;  // as the report's findings
-constexpr std::size_t kMinWrap = 30;
 constexpr std::string_view kMissing = "-";  // the side an op or ring is absent from
 constexpr std::string_view kUnknown = "?";  // a value the report did not carry
 
@@ -215,16 +214,8 @@ void render_finding_list(std::ostream& out, std::string_view heading, std::strin
   for (const BaselineFinding& f : findings) {
     // Messages name their ring and op themselves (src/rules/), like the report's findings.
     std::string lead = fmt::format("  {} [{}] {}  ", sign, f.tag, f.severity);
-    std::string hang(lead.size(), ' ');
-    std::size_t width = std::max(kMinWrap, kLineWidth - std::min(kLineWidth, lead.size()));
-    std::vector<std::string> lines =
-        wrap_words(f.message.empty() ? finding_scope(f) : f.message, width);
-    if (lines.empty()) lines.emplace_back();
-    for (std::size_t i = 0; i < lines.size(); ++i) {
-      std::string line = (i == 0 ? lead : hang) + lines[i];
-      while (!line.empty() && line.back() == ' ') line.pop_back();
-      out << line << '\n';
-    }
+    write_wrapped(out, lead, std::string(lead.size(), ' '),
+                  f.message.empty() ? finding_scope(f) : f.message);
   }
 }
 

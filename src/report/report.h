@@ -54,6 +54,8 @@ void render_submission(std::ostream& out, const Ring& ring, const std::vector<Fi
 void render_op_table(std::ostream& out, std::span<const OpStats> ops,
                      std::optional<uint32_t> ring, const std::vector<Finding>& findings,
                      std::string_view indent = "    ");
+// Whether an op has anything for render_op_details() to say.
+bool has_op_details(const OpStats& op);
 // Below an op table, per op in the order given: why its requests were punted, its top
 // error codes and rejections, how many waited on poll. Nothing for ops with none of these.
 // `iopoll_ring`: the ops are an IOPOLL ring's, whose io-wq work is all hashed.

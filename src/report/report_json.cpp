@@ -5,6 +5,7 @@
 
 #include "util/errno_name.h"
 #include "util/format.h"
+#include "uringscope/fields.h"
 #include "uringscope/opcodes.h"
 #include "report/report.h"
 
@@ -12,7 +13,6 @@ namespace uringscope {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
 
 Json target_json(const TargetInfo& target) {
   return Json{{"mode", target_mode_name(target.mode)},
@@ -27,21 +27,15 @@ Json ops_json(const std::vector<OpStats>& ops) {
 }
 
 Json tool_stats_json(const ToolStats& tool) {
-  return Json{{"rings_full", tool.rings_full},
-              {"opstats_full", tool.opstats_full},
-              {"op_out_of_range", tool.op_out_of_range},
-              {"enter_no_ring", tool.enter_no_ring},
-              {"overflow_no_req", tool.overflow_no_req},
-              {"errno_full", tool.errno_full},
-              {"threads_full", tool.threads_full},
-              {"trace_drops", tool.trace_drops}};
+  Json out = Json::object();
+  for (const ToolField& field : kToolFields) out[field.name] = tool.*field.member;
+  return out;
 }
 
 Json punt_reasons_json(const PuntReasons& r) {
-  return Json{{"forced", r.forced},
-              {"hashed", r.hashed},
-              {"regular_file", r.regular_file},
-              {"eagain", r.eagain}};
+  Json out = Json::object();
+  for (const PuntReasonField& field : kPuntReasonFields) out[field.name] = r.*field.member;
+  return out;
 }
 
 // The number for scripts that compare against <errno.h>, the name for people.
@@ -116,26 +110,23 @@ Json op_json(const OpStats& op) {
   const Histogram& h = op.latency;
   Json hist = Json::array();
   for (uint64_t b : h.buckets) hist.push_back(b);
-  return Json{{"op", opcode_name(op.opcode)},
-              {"opcode", op.opcode},
-              {"submitted", op.submitted},
-              {"completed", op.completed},
-              {"untracked", op.untracked},
-              {"punted", op.punted},
-              {"punt_pct", op.punt_pct()},
-              {"punt_reasons", punt_reasons_json(op.punt_reasons)},
-              {"errors", op.errors},
-              {"errnos", errnos_json(op.errnos)},
-              {"failed", op.failed},
-              {"multishot_cqes", op.multishot_cqes},
-              {"poll_armed", op.poll_armed},
-              {"poll_armed_regular", op.poll_armed_regular},
-              {"cancelled_at_exit", op.cancelled_at_exit},
-              {"avg_ns", h.mean_ns()},
-              {"p50_ns", h.quantile_ns(0.5)},
-              {"p99_ns", h.quantile_ns(0.99)},
-              {"max_ns", h.max_ns},
-              {"log2_hist", std::move(hist)}};
+  Json out = Json{{"op", opcode_name(op.opcode)}, {"opcode", op.opcode}};
+  for (const OpCounterField& field : kOpCounterFields) {
+    out[field.name] = op.*field.member;
+    // What is derived from a counter follows it (schema order).
+    if (field.member == &OpStats::punted) {
+      out["punt_pct"] = op.punt_pct();
+      out["punt_reasons"] = punt_reasons_json(op.punt_reasons);
+    } else if (field.member == &OpStats::errors) {
+      out["errnos"] = errnos_json(op.errnos);
+    }
+  }
+  out["avg_ns"] = h.mean_ns();
+  out["p50_ns"] = h.quantile_ns(0.5);
+  out["p99_ns"] = h.quantile_ns(0.99);
+  out["max_ns"] = h.max_ns;
+  out["log2_hist"] = std::move(hist);
+  return out;
 }
 
 Json ring_json(const Ring& ring) {

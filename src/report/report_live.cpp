@@ -63,9 +63,9 @@ std::string format_row(const std::vector<std::string>& cells) {
   return line;
 }
 
-// "#0 fio[4123]": the id for the final report, comm and pid for the reader. Only the
-// comm is shortened to fit: id and pid are what identify the ring.
-std::string ring_label(const Ring& ring) {
+// The live view's ring column, "#0 fio[4123]": the id for the final report, comm and pid
+// for the reader. Only the comm is shortened to fit: id and pid are what identify the ring.
+std::string live_ring_cell(const Ring& ring) {
   if (ring.source == RingSource::CatchAll) return "other rings";
   std::string id = fmt::format("#{}", ring.id);
   std::string pid = ring.pid ? fmt::format("[{}]", ring.pid) : std::string();
@@ -184,7 +184,7 @@ void render_live_interval(std::ostream& out, const Snapshot& delta, uint64_t sin
     bool first = true;
     auto ring_cells = [&](std::vector<std::string>& row) {
       if (!first) return;
-      row[0] = ring_label(ring);
+      row[0] = live_ring_cell(ring);
       row[7] = batch_cell(ring);
       row[8] = format_live_count(c.cq_overflows);
       first = false;

@@ -39,7 +39,7 @@ void rule_batch(const Snapshot& snapshot, std::vector<Finding>& out) {
                     : "many calls carry a single SQE, so part of the syscall cost that "
                       "batching removes is still paid per request.";
     Finding finding{
-        .tag = "BATCH",
+        .tag = kTagBatch,
         .severity = warn ? Severity::Warn : Severity::Info,
         .ring = ring.id,
         .opcode = std::nullopt,

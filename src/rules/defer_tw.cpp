@@ -71,7 +71,7 @@ void rule_defer_tw(const Snapshot& snapshot, std::vector<Finding>& out) {
         ": they reach the CQ only when that thread enters io_uring_enter() to wait for "
         "completions, so a program that only watches the CQ ring does not see them.";
     out.push_back(Finding{
-        .tag = "DEFER-TW",
+        .tag = kTagDeferTw,
         .severity = Severity::Warn,
         .ring = ring.id,
         .opcode = std::nullopt,

@@ -26,9 +26,9 @@ namespace {
 // -EAGAIN never reaches the error counts.
 bool expected_errno(uint32_t opcode, int err) {
   if (err == ECANCELED) return true;
-  if (err == ETIME) return opcode == kOpTimeout || opcode == kOpLinkTimeout;
+  if (err == ETIME) return opcode == op::kTimeout || opcode == op::kLinkTimeout;
   if (err == ENOENT || err == EALREADY)
-    return opcode == kOpAsyncCancel || opcode == kOpPollRemove || opcode == kOpTimeoutRemove;
+    return opcode == op::kAsyncCancel || opcode == op::kPollRemove || opcode == op::kTimeoutRemove;
   return false;
 }
 
@@ -92,94 +92,115 @@ std::string errno_advice(int err) {
   }
 }
 
+// An op's errors split into the expected ones and the rest. Errors whose code the tool
+// could not record (errno table full) count as unexpected: nothing says they were
+// cancellations.
+struct ErrorSplit {
+  uint64_t unexpected = 0;
+  std::vector<ErrnoCount> top;  // the largest unexpected codes, at most kTopCodes
+  std::string top_text;         // "EBADF 48, EINVAL 2"
+  uint64_t named = 0;           // errors that `top` names
+};
+constexpr std::size_t kTopCodes = 3;
+
+ErrorSplit split_errors(const OpStats& op) {
+  ErrorSplit split;
+  uint64_t expected = 0;
+  for (const ErrnoCount& e : op.errnos) {
+    if (expected_errno(op.opcode, e.err)) {
+      expected += e.count;
+    } else {
+      split.top.push_back(e);
+    }
+  }
+  split.unexpected = op.errors > expected ? op.errors - expected : 0;
+  std::stable_sort(split.top.begin(), split.top.end(),
+                   [](const ErrnoCount& a, const ErrnoCount& b) { return a.count > b.count; });
+  if (split.top.size() > kTopCodes) split.top.resize(kTopCodes);
+  for (const ErrnoCount& e : split.top) {
+    if (!split.top_text.empty()) split.top_text += ", ";
+    split.top_text += fmt::format("{} {}", errno_name(e.err), format_count(e.count));
+    split.named += e.count;
+  }
+  return split;
+}
+
+std::string errors_message(const Ring& ring, const OpStats& op, const ErrorSplit& split,
+                           double pct) {
+  std::string message = fmt::format(
+      "{}: {} of {} {} completions ({}) failed with an unexpected error", ring_label(ring),
+      format_count(split.unexpected), format_count(op.completed), opcode_name(op.opcode),
+      format_percent(pct));
+  if (!split.top_text.empty()) {
+    message += fmt::format(": {}", split.top_text);
+    if (split.top.size() == kTopCodes && split.named < split.unexpected) message += ", ...";
+  } else {
+    message += " (the codes were not recorded)";
+  }
+  message += ".";
+  if (op.failed > 0)
+    message += fmt::format(" {} were rejected before issue: bad SQE fields or opcode.",
+                           format_count(op.failed));
+  return message;
+}
+
+std::string errors_suggestion(const OpStats& op, const ErrorSplit& split) {
+  std::vector<std::string> advice;
+  for (const ErrnoCount& e : split.top) {
+    std::string line = errno_advice(e.err);
+    if (!line.empty() && std::find(advice.begin(), advice.end(), line) == advice.end())
+      advice.push_back(std::move(line));
+  }
+  std::string suggestion;
+  for (const std::string& line : advice) suggestion += (suggestion.empty() ? "" : " ") + line;
+  if (suggestion.empty()) {
+    suggestion = fmt::format(
+        "Check how the {} requests are prepared against what the error means for this op "
+        "(the io_uring_prep_*(3) and io_uring_enter(2) man pages list each op's errors).",
+        opcode_name(op.opcode));
+  }
+  if (op.failed > 0 && std::none_of(split.top.begin(), split.top.end(),
+                                    [](const ErrnoCount& e) { return e.err == EINVAL; })) {
+    suggestion +=
+        " The requests rejected before issue had an SQE the kernel refused outright: an "
+        "opcode or flag it does not know, a bad fixed-file index, a restricted op; check "
+        "with io_uring_get_probe().";
+  }
+  return suggestion;
+}
+
+std::vector<Evidence> errors_evidence(const OpStats& op, const ErrorSplit& split, double pct) {
+  std::vector<Evidence> evidence = {
+      real_evidence("error_pct", pct), count_evidence("errors", op.errors),
+      count_evidence("unexpected_errors", split.unexpected),
+      count_evidence("completed", op.completed), count_evidence("failed", op.failed)};
+  if (!split.top.empty()) {
+    evidence.push_back(text_evidence("top_errno", errno_name(split.top[0].err)));
+    evidence.push_back(count_evidence("top_errno_count", split.top[0].count));
+    evidence.push_back(text_evidence("top_errnos", split.top_text));
+  }
+  return evidence;
+}
+
 }  // namespace
 
 void rule_errors(const Snapshot& snapshot, std::vector<Finding>& out) {
   for (const Ring& ring : snapshot.rings) {
     for (const OpStats& op : ring.ops) {
       if (op.errors == 0) continue;
-      uint64_t expected = 0;
-      std::vector<ErrnoCount> unexpected_codes;
-      for (const ErrnoCount& e : op.errnos) {
-        if (expected_errno(op.opcode, e.err)) {
-          expected += e.count;
-        } else {
-          unexpected_codes.push_back(e);
-        }
-      }
-      // Errors whose code the tool could not record (errno table full) count as
-      // unexpected: nothing says they were cancellations.
-      const uint64_t unexpected = op.errors > expected ? op.errors - expected : 0;
-      const double pct = pct_of(unexpected, op.completed);
-      if (!at_least(unexpected, ThresholdId::ErrorsMinCount) ||
+      const ErrorSplit split = split_errors(op);
+      const double pct = pct_of(split.unexpected, op.completed);
+      if (!at_least(split.unexpected, ThresholdId::ErrorsMinCount) ||
           pct < thr(ThresholdId::ErrorsMinPct))
         continue;
-
-      std::stable_sort(unexpected_codes.begin(), unexpected_codes.end(),
-                       [](const ErrnoCount& a, const ErrnoCount& b) { return a.count > b.count; });
-      if (unexpected_codes.size() > 3) unexpected_codes.resize(3);
-      uint64_t named = 0;
-      std::string top;
-      for (const ErrnoCount& e : unexpected_codes) {
-        if (!top.empty()) top += ", ";
-        top += fmt::format("{} {}", errno_name(e.err), format_count(e.count));
-        named += e.count;
-      }
-
-      const std::string name = opcode_name(op.opcode);
-      std::string message = fmt::format(
-          "{}: {} of {} {} completions ({}) failed with an unexpected error", ring_label(ring),
-          format_count(unexpected), format_count(op.completed), name, format_percent(pct));
-      if (!top.empty()) {
-        message += fmt::format(": {}", top);
-        if (unexpected_codes.size() == 3 && named < unexpected) message += ", ...";
-      } else {
-        message += " (the codes were not recorded)";
-      }
-      message += ".";
-      if (op.failed > 0)
-        message += fmt::format(" {} were rejected before issue: bad SQE fields or opcode.",
-                               format_count(op.failed));
-
-      std::vector<std::string> advice;
-      for (const ErrnoCount& e : unexpected_codes) {
-        std::string line = errno_advice(e.err);
-        if (!line.empty() && std::find(advice.begin(), advice.end(), line) == advice.end())
-          advice.push_back(std::move(line));
-      }
-      std::string suggestion;
-      for (const std::string& line : advice) suggestion += (suggestion.empty() ? "" : " ") + line;
-      if (suggestion.empty()) {
-        suggestion = fmt::format(
-            "Check how the {} requests are prepared against what the error means for this op "
-            "(the io_uring_prep_*(3) and io_uring_enter(2) man pages list each op's errors).",
-            name);
-      }
-      if (op.failed > 0 && std::none_of(unexpected_codes.begin(), unexpected_codes.end(),
-                                        [](const ErrnoCount& e) { return e.err == EINVAL; })) {
-        suggestion +=
-            " The requests rejected before issue had an SQE the kernel refused outright: an "
-            "opcode or flag it does not know, a bad fixed-file index, a restricted op; check "
-            "with io_uring_get_probe().";
-      }
-
-      std::vector<Evidence> evidence = {
-          real_evidence("error_pct", pct), count_evidence("errors", op.errors),
-          count_evidence("unexpected_errors", unexpected),
-          count_evidence("completed", op.completed), count_evidence("failed", op.failed)};
-      if (!unexpected_codes.empty()) {
-        evidence.push_back(text_evidence("top_errno", errno_name(unexpected_codes[0].err)));
-        evidence.push_back(count_evidence("top_errno_count", unexpected_codes[0].count));
-        evidence.push_back(text_evidence("top_errnos", top));
-      }
       out.push_back(Finding{
-          .tag = "ERRORS",
+          .tag = kTagErrors,
           .severity = Severity::Warn,
           .ring = ring.id,
           .opcode = op.opcode,
-          .message = std::move(message),
-          .suggestion = std::move(suggestion),
-          .evidence = std::move(evidence),
+          .message = errors_message(ring, op, split, pct),
+          .suggestion = errors_suggestion(op, split),
+          .evidence = errors_evidence(op, split, pct),
       });
     }
   }

@@ -85,7 +85,7 @@ Finding leak_detail(const LeakGroup& g) {
         "IORING_ASYNC_CANCEL_ALL) and reap their completions.";
   }
   return Finding{
-      .tag = "LEAK",
+      .tag = kTagLeak,
       .severity = Severity::Warn,
       .ring = g.ring,
       .opcode = g.opcode,
@@ -103,53 +103,51 @@ std::string leak_age(uint64_t threshold_ns) {
                       : std::string("the leak age");
 }
 
-}  // namespace
-
-// One parent with the totals, then one row per (ring, op) from the records the tool
-// kept (at most kMaxLeakRecords, oldest first). Only waiting requests: one INFO.
-void rule_leak(const Snapshot& snapshot, std::vector<Finding>& out) {
-  const LeakInfo& leak = snapshot.leak;
-  if (leak.suspected == 0 && leak.pending == 0) return;
-
-  if (leak.suspected == 0) {
-    uint64_t oldest = 0;
-    std::map<uint32_t, uint64_t> by_op;
-    for (const PendingRequest& r : leak.requests) {
-      if (leak_suspected(r)) continue;
-      oldest = std::max(oldest, r.age_ns);
-      ++by_op[r.opcode];
-    }
-    if (oldest == 0) oldest = leak.oldest_ns;
-    const std::string ops = op_count_list({by_op.begin(), by_op.end()}, 4);
-    std::string message =
-        fmt::format("{} still waiting on events past {}, the oldest for {}", were(leak.pending),
-                    leak_age(leak.threshold_ns), format_duration(oldest));
-    if (!ops.empty()) message += fmt::format(" ({})", ops);
-    message +=
-        ". Expected for idle sockets or pipes with no peer activity; a hang if the "
-        "program is waiting on them.";
-    out.push_back(Finding{
-        .tag = "LEAK",
-        .severity = Severity::Info,
-        .ring = std::nullopt,
-        .opcode = std::nullopt,
-        .message = std::move(message),
-        .suggestion =
-            "If the program is stuck waiting for one of these completions, the event it waits "
-            "for never came: check the peer, and bound the wait with a linked timeout "
-            "(IOSQE_IO_LINK + io_uring_prep_link_timeout()) or io_uring_wait_cqe_timeout().",
-        .evidence = {count_evidence("pending", leak.pending), count_evidence("oldest_ns", oldest),
-                     count_evidence("threshold_ns", leak.threshold_ns), text_evidence("ops", ops)},
-    });
-    return;
+// Only waiting requests: one INFO about them all.
+Finding leak_pending_only(const LeakInfo& leak) {
+  uint64_t oldest = 0;
+  std::map<uint32_t, uint64_t> by_op;
+  for (const PendingRequest& r : leak.requests) {
+    if (leak_suspected(r)) continue;
+    oldest = std::max(oldest, r.age_ns);
+    ++by_op[r.opcode];
   }
+  if (oldest == 0) oldest = leak.oldest_ns;
+  const std::string ops = op_count_list({by_op.begin(), by_op.end()}, 4);
+  std::string message =
+      fmt::format("{} still waiting on events past {}, the oldest for {}", were(leak.pending),
+                  leak_age(leak.threshold_ns), format_duration(oldest));
+  if (!ops.empty()) message += fmt::format(" ({})", ops);
+  message +=
+      ". Expected for idle sockets or pipes with no peer activity; a hang if the "
+      "program is waiting on them.";
+  return Finding{
+      .tag = kTagLeak,
+      .severity = Severity::Info,
+      .ring = std::nullopt,
+      .opcode = std::nullopt,
+      .message = std::move(message),
+      .suggestion =
+          "If the program is stuck waiting for one of these completions, the event it waits "
+          "for never came: check the peer, and bound the wait with a linked timeout "
+          "(IOSQE_IO_LINK + io_uring_prep_link_timeout()) or io_uring_wait_cqe_timeout().",
+      .evidence = {count_evidence("pending", leak.pending), count_evidence("oldest_ns", oldest),
+                   count_evidence("threshold_ns", leak.threshold_ns), text_evidence("ops", ops)},
+  };
+}
 
+// The suspected records by (ring, op).
+struct SuspectedGroups {
   std::map<std::pair<uint32_t, uint32_t>, LeakGroup> groups;
   uint64_t oldest = 0;
   uint64_t recorded = 0;
+};
+
+SuspectedGroups group_suspected(const LeakInfo& leak) {
+  SuspectedGroups out;
   for (const PendingRequest& r : leak.requests) {
     if (!leak_suspected(r)) continue;
-    LeakGroup& g = groups[{r.ring, r.opcode}];
+    LeakGroup& g = out.groups[{r.ring, r.opcode}];
     g.ring = r.ring;
     g.opcode = r.opcode;
     ++g.count;
@@ -157,45 +155,66 @@ void rule_leak(const Snapshot& snapshot, std::vector<Finding>& out) {
     if (r.abandoned) ++g.abandoned;
     if (g.user_data.size() < 4) g.user_data.push_back(r.user_data);
     ++g.where[r.where];
-    oldest = std::max(oldest, r.age_ns);
-    ++recorded;
+    out.oldest = std::max(out.oldest, r.age_ns);
+    ++out.recorded;
   }
   // No record of a suspected one (older waiting requests filled the records): the
   // overall oldest is the best bound there is.
-  if (oldest == 0) oldest = leak.oldest_ns;
+  if (out.oldest == 0) out.oldest = leak.oldest_ns;
+  return out;
+}
 
+std::string leak_parent_suggestion(const LeakInfo& leak, const SuspectedGroups& suspected) {
+  if (suspected.groups.empty())
+    return "The tool kept no details of them: its records hold the oldest requests, and "
+           "older ones waiting on events filled them. The leaks_suspected counter of each "
+           "ring shows where they are.";
+  return fmt::format(
+      "The LEAK findings that follow name the ring, op, user_data and where each request "
+      "was last seen{}.",
+      suspected.recorded < leak.suspected
+          ? fmt::format(" ({} of {} recorded)", format_count(suspected.recorded),
+                        format_count(leak.suspected))
+          : std::string());
+}
+
+Finding leak_parent(const LeakInfo& leak, const SuspectedGroups& suspected) {
   std::string message = fmt::format(
       "{} in flight longer than {} without waiting on any event, when the window ended or "
       "their program exited; the oldest for {}. A request that never completes keeps its "
       "buffers pinned, and a program waiting for its completion hangs.",
-      were(leak.suspected), leak_age(leak.threshold_ns), format_duration(oldest));
+      were(leak.suspected), leak_age(leak.threshold_ns), format_duration(suspected.oldest));
   if (leak.pending > 0)
     message += fmt::format(" {} more {} waiting on events (idle sockets, polls).",
                            format_count(leak.pending), leak.pending == 1 ? "was" : "were");
-  std::string suggestion =
-      groups.empty() ? std::string(
-                           "The tool kept no details of them: its records hold the oldest "
-                           "requests, and older ones waiting on events filled them. The "
-                           "leaks_suspected counter of each ring shows where they are.")
-                     : fmt::format(
-                           "The LEAK findings that follow name the ring, op, user_data and where "
-                           "each request was last seen{}.",
-                           recorded < leak.suspected
-                               ? fmt::format(" ({} of {} recorded)", format_count(recorded),
-                                             format_count(leak.suspected))
-                               : std::string());
-  out.push_back(Finding{
-      .tag = "LEAK",
+  return Finding{
+      .tag = kTagLeak,
       .severity = Severity::Warn,
       .ring = std::nullopt,
       .opcode = std::nullopt,
       .message = std::move(message),
-      .suggestion = std::move(suggestion),
+      .suggestion = leak_parent_suggestion(leak, suspected),
       .evidence = {count_evidence("suspected", leak.suspected),
-                   count_evidence("pending", leak.pending), count_evidence("oldest_ns", oldest),
+                   count_evidence("pending", leak.pending),
+                   count_evidence("oldest_ns", suspected.oldest),
                    count_evidence("threshold_ns", leak.threshold_ns)},
-  });
-  for (const auto& [key, group] : groups) out.push_back(leak_detail(group));
+  };
+}
+
+}  // namespace
+
+// One parent with the totals, then one row per (ring, op) from the records the tool
+// kept (at most kMaxLeakRecords, oldest first). Only waiting requests: one INFO.
+void rule_leak(const Snapshot& snapshot, std::vector<Finding>& out) {
+  const LeakInfo& leak = snapshot.leak;
+  if (leak.suspected == 0 && leak.pending == 0) return;
+  if (leak.suspected == 0) {
+    out.push_back(leak_pending_only(leak));
+    return;
+  }
+  const SuspectedGroups suspected = group_suspected(leak);
+  out.push_back(leak_parent(leak, suspected));
+  for (const auto& [key, group] : suspected.groups) out.push_back(leak_detail(group));
 }
 
 }  // namespace uringscope::rules

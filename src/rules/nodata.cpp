@@ -41,7 +41,7 @@ void rule_nodata(const Snapshot& snapshot, std::vector<Finding>& out) {
                                snapshot.rings.size() == 1 ? "" : "s");
   message += " An empty report here means nothing was measured, not that io_uring is healthy.";
   out.push_back(Finding{
-      .tag = "NODATA",
+      .tag = kTagNodata,
       .severity = Severity::Info,
       .ring = std::nullopt,
       .opcode = std::nullopt,

@@ -30,7 +30,7 @@ void rule_overflow(const Snapshot& snapshot, std::vector<Finding>& out) {
         ": they took the slow path, held on the kernel's overflow list until the program made "
         "room (and lost if that allocation failed), so completions arrive late or not at all.";
     Finding finding{
-        .tag = "OVERFLOW",
+        .tag = kTagOverflow,
         .severity = Severity::Crit,
         .ring = ring.id,
         .opcode = std::nullopt,

@@ -16,8 +16,8 @@ namespace uringscope::rules {
 namespace {
 
 bool opcode_is_send(uint32_t opcode) {
-  return opcode == kOpSend || opcode == kOpSendmsg || opcode == kOpSendZc ||
-         opcode == kOpSendmsgZc || opcode_is_write(opcode);
+  return opcode == op::kSend || opcode == op::kSendmsg || opcode == op::kSendZc ||
+         opcode == op::kSendmsgZc || opcode_is_write(opcode);
 }
 
 struct PollAdvice {
@@ -26,7 +26,7 @@ struct PollAdvice {
 };
 
 PollAdvice poll_advice(uint32_t opcode) {
-  if (opcode == kOpAccept) {
+  if (opcode == op::kAccept) {
     return {"a pending connection",
             "Nothing to fix: a listening socket waits for clients. As an optimisation, one "
             "multishot accept (io_uring_prep_multishot_accept()) arms once for many "
@@ -54,7 +54,7 @@ void rule_poll_retry(const Snapshot& snapshot, std::vector<Finding>& out) {
       const std::string name = opcode_name(op.opcode);
       if (at_least(op.poll_armed_regular, ThresholdId::PollRetryRegularMin)) {
         out.push_back(Finding{
-            .tag = "POLL-RETRY",
+            .tag = kTagPollRetry,
             .severity = Severity::Warn,
             .ring = ring.id,
             .opcode = op.opcode,
@@ -79,7 +79,7 @@ void rule_poll_retry(const Snapshot& snapshot, std::vector<Finding>& out) {
       if (pct < thr(ThresholdId::PollRetryMinPct)) continue;
       const PollAdvice advice = poll_advice(op.opcode);
       out.push_back(Finding{
-          .tag = "POLL-RETRY",
+          .tag = kTagPollRetry,
           .severity = Severity::Info,
           .ring = ring.id,
           .opcode = op.opcode,

@@ -28,23 +28,23 @@ namespace {
 // some kernels) stay in.
 bool always_punted(uint32_t opcode) {
   switch (opcode) {
-    case 3:   // FSYNC
-    case 8:   // SYNC_FILE_RANGE
-    case 17:  // FALLOCATE
-    case 21:  // STATX
-    case 25:  // MADVISE
-    case 30:  // SPLICE
-    case 33:  // TEE
-    case 35:  // RENAMEAT
-    case 36:  // UNLINKAT
-    case 37:  // MKDIRAT
-    case 38:  // SYMLINKAT
-    case 39:  // LINKAT
-    case 41:  // FSETXATTR
-    case 42:  // SETXATTR
-    case 43:  // FGETXATTR
-    case 44:  // GETXATTR
-    case 55:  // FTRUNCATE
+    case op::kFsync:
+    case op::kSyncFileRange:
+    case op::kFallocate:
+    case op::kStatx:
+    case op::kMadvise:
+    case op::kSplice:
+    case op::kTee:
+    case op::kRenameat:
+    case op::kUnlinkat:
+    case op::kMkdirat:
+    case op::kSymlinkat:
+    case op::kLinkat:
+    case op::kFsetxattr:
+    case op::kSetxattr:
+    case op::kFgetxattr:
+    case op::kGetxattr:
+    case op::kFtruncate:
       return true;
     default: return false;
   }
@@ -85,7 +85,7 @@ std::optional<PuntReason> dominant_reason(const PuntReasons& reasons) {
 // O_TRUNC or O_TMPFILE in io_uring/openclose.c), the same bit IOSQE_ASYNC sets, so a
 // "forced" OPENAT is as likely the kernel's doing as the program's.
 bool kernel_forces_some(uint32_t opcode) {
-  return opcode == 18 /* OPENAT */ || opcode == 28 /* OPENAT2 */;
+  return opcode == op::kOpenat || opcode == op::kOpenat2;
 }
 
 // The evidence key, which is also the PuntReasons field name.
@@ -271,7 +271,7 @@ Finding punt_detail(const PuntRow& row) {
   std::vector<Evidence> evidence = punt_evidence(op.punted, op.submitted, op.punt_reasons);
   evidence.insert(evidence.begin() + 3, count_evidence("p99_ns", p99));
   return Finding{
-      .tag = "PUNT",
+      .tag = kTagPunt,
       .severity = Severity::Warn,
       .ring = row.ring->id,
       .opcode = op.opcode,
@@ -332,7 +332,7 @@ void rule_punt(const Snapshot& snapshot, std::vector<Finding>& out) {
       if (dominant) suggestion += " " + punt_suggestion(*dominant, std::nullopt);
     }
     out.push_back(Finding{
-        .tag = "PUNT",
+        .tag = kTagPunt,
         .severity = Severity::Warn,
         .ring = std::nullopt,
         .opcode = std::nullopt,

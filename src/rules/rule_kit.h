@@ -19,18 +19,6 @@ namespace uringscope::rules {
 
 // --- constants ----------------------------------------------------------------------
 
-// IORING_OP_* values the rules single out (UAPI: they never change).
-inline constexpr uint32_t kOpPollRemove = 7;
-inline constexpr uint32_t kOpSendmsg = 9;
-inline constexpr uint32_t kOpTimeout = 11;
-inline constexpr uint32_t kOpTimeoutRemove = 12;
-inline constexpr uint32_t kOpAccept = 13;
-inline constexpr uint32_t kOpAsyncCancel = 14;
-inline constexpr uint32_t kOpLinkTimeout = 15;
-inline constexpr uint32_t kOpSend = 26;
-inline constexpr uint32_t kOpSendZc = 47;
-inline constexpr uint32_t kOpSendmsgZc = 48;
-
 inline constexpr double kNsPerMs = 1e6;
 inline constexpr double kNsPerS = 1e9;
 

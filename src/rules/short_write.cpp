@@ -30,7 +30,7 @@ void rule_short_write(const Snapshot& snapshot, std::vector<Finding>& out) {
                              format_count(writes));
     message += "; the kernel wrote the rest from an io-wq worker.";
     Finding finding{
-        .tag = "SHORT-WRITE",
+        .tag = kTagShortWrite,
         .severity = Severity::Info,
         .ring = ring.id,
         .opcode = std::nullopt,

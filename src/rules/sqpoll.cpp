@@ -10,82 +10,111 @@
 
 namespace uringscope::rules {
 
+namespace {
+
+// The numbers both checks read.
+struct SqpollWindow {
+  double seconds = 0;      // the window
+  double offcpu_pct = 0;   // the thread's off-CPU share of it
+  double per_wakeup = 0;   // SQEs submitted per wakeup enter call
+};
+
+SqpollWindow sqpoll_window(const Snapshot& snapshot, const Counters& c) {
+  SqpollWindow w;
+  w.seconds = static_cast<double>(snapshot.wall_ns) / kNsPerS;
+  w.offcpu_pct = pct_of(c.sqpoll_offcpu_ns, snapshot.wall_ns);
+  if (c.sqpoll_wakeups)
+    w.per_wakeup = static_cast<double>(c.submissions) / static_cast<double>(c.sqpoll_wakeups);
+  return w;
+}
+
+// Asleep most of the time and woken for small bursts: SQPOLL costs a thread and
+// still a syscall (plus a wakeup) per burst.
+bool woken_for_small_bursts(const Counters& c, const SqpollWindow& w) {
+  return w.offcpu_pct >= thr(ThresholdId::SqpollOffcpuMinPct) &&
+         at_least(c.sqpoll_wakeups, ThresholdId::SqpollMinWakeups) &&
+         w.per_wakeup < thr(ThresholdId::SqpollWakeupBatchBelow);
+}
+
+Finding small_bursts_finding(const Snapshot& snapshot, const Ring& ring, const SqpollWindow& w) {
+  const Counters& c = ring.counters;
+  return Finding{
+      .tag = kTagSqpoll,
+      .severity = Severity::Warn,
+      .ring = ring.id,
+      .opcode = std::nullopt,
+      .message = fmt::format(
+          "{}: the SQPOLL thread (tid {}) was off-CPU for {} of the {} window and the "
+          "program had to wake it {} times, {:.1f} SQEs per wakeup: each burst paid an "
+          "io_uring_enter() and a thread wakeup, the syscall SQPOLL is meant to remove.",
+          ring_label(ring), ring.sq_tid, format_percent(w.offcpu_pct),
+          format_duration(snapshot.wall_ns), format_count(c.sqpoll_wakeups), w.per_wakeup),
+      .suggestion =
+          "Raise sq_thread_idle (io_uring_params.sq_thread_idle, in milliseconds) above "
+          "the usual gap between bursts so the thread is still polling when the next one "
+          "comes, or drop IORING_SETUP_SQPOLL for bursty, low-rate traffic: a plain ring "
+          "that submits each burst with one io_uring_submit() costs no more and keeps no "
+          "kernel thread.",
+      .evidence = {real_evidence("offcpu_pct", w.offcpu_pct),
+                   count_evidence("sqpoll_offcpu_ns", c.sqpoll_offcpu_ns),
+                   count_evidence("wall_ns", snapshot.wall_ns),
+                   count_evidence("sqpoll_wakeups", c.sqpoll_wakeups),
+                   real_evidence("sqes_per_wakeup", w.per_wakeup),
+                   count_evidence("submissions", c.submissions),
+                   count_evidence("sqpoll_sleeps", c.sqpoll_sleeps),
+                   count_evidence("sqpoll_preempts", c.sqpoll_preempts)},
+  };
+}
+
+// Never idle over a window long enough for it to have gone idle: a CPU spent by
+// design. INFO, since that is what some programs buy SQPOLL for. A thread asleep
+// through the whole window (-p on an idle program) shows no sleep either.
+bool never_slept(const Ring& ring, const SqpollWindow& w) {
+  return ring.counters.sqpoll_sleeps == 0 && ring.sqpoll_thread_seen_running() &&
+         w.seconds >= thr(ThresholdId::SqpollBusyMinWindow);
+}
+
+Finding never_slept_finding(const Snapshot& snapshot, const Ring& ring, const SqpollWindow& w) {
+  const Counters& c = ring.counters;
+  return Finding{
+      .tag = kTagSqpoll,
+      .severity = Severity::Info,
+      .ring = ring.id,
+      .opcode = std::nullopt,
+      .message = fmt::format(
+          "{}: the SQPOLL thread (tid {}) never went to sleep in the {} window: it polled "
+          "the SQ the whole time, keeping one CPU busy ({} submitted SQEs, off-CPU {} "
+          "only through {} preemptions).",
+          ring_label(ring), ring.sq_tid, format_duration(snapshot.wall_ns),
+          format_count(c.submissions), format_percent(w.offcpu_pct),
+          format_count(c.sqpoll_preempts)),
+      .suggestion =
+          "That is SQPOLL's trade: a CPU for no submit syscalls. If the program does not "
+          "need it, lower sq_thread_idle so the thread sleeps in the pauses, or drop "
+          "IORING_SETUP_SQPOLL; to keep it, pin the thread with IORING_SETUP_SQ_AFF and "
+          "sq_thread_cpu on a core the application does not use.",
+      .evidence = {count_evidence("sqpoll_sleeps", c.sqpoll_sleeps),
+                   count_evidence("sqpoll_preempts", c.sqpoll_preempts),
+                   count_evidence("sqpoll_offcpu_ns", c.sqpoll_offcpu_ns),
+                   count_evidence("wall_ns", snapshot.wall_ns),
+                   count_evidence("submissions", c.submissions)},
+  };
+}
+
+}  // namespace
+
 // Rings whose SQPOLL thread the tool never saw (sq_tid == 0) carry no thread numbers: a
 // zero there is missing data, not a thread that never slept. Both checks need the
 // window's length.
 void rule_sqpoll(const Snapshot& snapshot, std::vector<Finding>& out) {
   if (snapshot.wall_ns == 0) return;
-  const double seconds = static_cast<double>(snapshot.wall_ns) / kNsPerS;
   for (const Ring& ring : snapshot.rings) {
     if (!ring.sqpoll() || ring.sq_tid == 0) continue;
-    const Counters& c = ring.counters;
-    const double offcpu_pct = pct_of(c.sqpoll_offcpu_ns, snapshot.wall_ns);
-    const double per_wakeup = c.sqpoll_wakeups ? static_cast<double>(c.submissions) /
-                                                     static_cast<double>(c.sqpoll_wakeups)
-                                               : 0.0;
-
-    // Asleep most of the time and woken for small bursts: SQPOLL costs a thread and
-    // still a syscall (plus a wakeup) per burst.
-    if (offcpu_pct >= thr(ThresholdId::SqpollOffcpuMinPct) &&
-        at_least(c.sqpoll_wakeups, ThresholdId::SqpollMinWakeups) &&
-        per_wakeup < thr(ThresholdId::SqpollWakeupBatchBelow)) {
-      out.push_back(Finding{
-          .tag = "SQPOLL",
-          .severity = Severity::Warn,
-          .ring = ring.id,
-          .opcode = std::nullopt,
-          .message = fmt::format(
-              "{}: the SQPOLL thread (tid {}) was off-CPU for {} of the {} window and the "
-              "program had to wake it {} times, {:.1f} SQEs per wakeup: each burst paid an "
-              "io_uring_enter() and a thread wakeup, the syscall SQPOLL is meant to remove.",
-              ring_label(ring), ring.sq_tid, format_percent(offcpu_pct),
-              format_duration(snapshot.wall_ns), format_count(c.sqpoll_wakeups), per_wakeup),
-          .suggestion =
-              "Raise sq_thread_idle (io_uring_params.sq_thread_idle, in milliseconds) above "
-              "the usual gap between bursts so the thread is still polling when the next one "
-              "comes, or drop IORING_SETUP_SQPOLL for bursty, low-rate traffic: a plain ring "
-              "that submits each burst with one io_uring_submit() costs no more and keeps no "
-              "kernel thread.",
-          .evidence = {real_evidence("offcpu_pct", offcpu_pct),
-                       count_evidence("sqpoll_offcpu_ns", c.sqpoll_offcpu_ns),
-                       count_evidence("wall_ns", snapshot.wall_ns),
-                       count_evidence("sqpoll_wakeups", c.sqpoll_wakeups),
-                       real_evidence("sqes_per_wakeup", per_wakeup),
-                       count_evidence("submissions", c.submissions),
-                       count_evidence("sqpoll_sleeps", c.sqpoll_sleeps),
-                       count_evidence("sqpoll_preempts", c.sqpoll_preempts)},
-      });
-      continue;
-    }
-
-    // Never idle over a window long enough for it to have gone idle: a CPU spent by
-    // design. INFO, since that is what some programs buy SQPOLL for. A thread asleep
-    // through the whole window (-p on an idle program) shows no sleep either.
-    if (c.sqpoll_sleeps == 0 && ring.sqpoll_thread_seen_running() &&
-        seconds >= thr(ThresholdId::SqpollBusyMinWindow)) {
-      out.push_back(Finding{
-          .tag = "SQPOLL",
-          .severity = Severity::Info,
-          .ring = ring.id,
-          .opcode = std::nullopt,
-          .message = fmt::format(
-              "{}: the SQPOLL thread (tid {}) never went to sleep in the {} window: it polled "
-              "the SQ the whole time, keeping one CPU busy ({} submitted SQEs, off-CPU {} "
-              "only through {} preemptions).",
-              ring_label(ring), ring.sq_tid, format_duration(snapshot.wall_ns),
-              format_count(c.submissions), format_percent(offcpu_pct),
-              format_count(c.sqpoll_preempts)),
-          .suggestion =
-              "That is SQPOLL's trade: a CPU for no submit syscalls. If the program does not "
-              "need it, lower sq_thread_idle so the thread sleeps in the pauses, or drop "
-              "IORING_SETUP_SQPOLL; to keep it, pin the thread with IORING_SETUP_SQ_AFF and "
-              "sq_thread_cpu on a core the application does not use.",
-          .evidence = {count_evidence("sqpoll_sleeps", c.sqpoll_sleeps),
-                       count_evidence("sqpoll_preempts", c.sqpoll_preempts),
-                       count_evidence("sqpoll_offcpu_ns", c.sqpoll_offcpu_ns),
-                       count_evidence("wall_ns", snapshot.wall_ns),
-                       count_evidence("submissions", c.submissions)},
-      });
+    const SqpollWindow w = sqpoll_window(snapshot, ring.counters);
+    if (woken_for_small_bursts(ring.counters, w)) {
+      out.push_back(small_bursts_finding(snapshot, ring, w));
+    } else if (never_slept(ring, w)) {
+      out.push_back(never_slept_finding(snapshot, ring, w));
     }
   }
 }

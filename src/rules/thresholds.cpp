@@ -3,88 +3,90 @@
 
 #include <array>
 
+#include "uringscope/findings.h"
+
 namespace uringscope {
 namespace {
 
 // Keep docs/findings.md in step: a unit test checks that every name below appears
 // there with its value.
 constexpr std::array<Threshold, kThresholdCount> kThresholds = {{
-    {ThresholdId::PuntMinPct, "PUNT", "punt_min_pct", 10.0, "%",
+    {ThresholdId::PuntMinPct, kTagPunt, "punt_min_pct", 10.0, "%",
      "A punted request pays a handoff to an io-wq worker (queueing, a wakeup, a context "
      "switch, then usually a blocking call) where the inline path costs a few "
      "microseconds. Healthy programs punt a little: the first reads of a cold file, an "
      "occasional -EAGAIN that no poll can wait out. 1 % would fire on every cold start; "
      "at 10 % one request in ten takes the slow path, so everything from p90 up is "
      "io-wq latency, a systematic pattern worth changing code for."},
-    {ThresholdId::PuntMinSubmitted, "PUNT", "punt_min_submitted", 64.0, "requests",
+    {ThresholdId::PuntMinSubmitted, kTagPunt, "punt_min_submitted", 64.0, "requests",
      "Fewer requests of an op make its share noise: at 64 the 10 % bar needs 7 punts, "
      "more than a few cold-cache reads at startup produce, and the binomial standard "
      "error of a 10 % share is under 4 points. An op used fewer than 64 times in the "
      "window rarely decides tail latency anyway. Applied per (ring, op) row and to the "
      "all-rings total."},
-    {ThresholdId::BatchWarnBelow, "BATCH", "batch_warn_below", 1.5, "SQEs/enter",
+    {ThresholdId::BatchWarnBelow, kTagBatch, "batch_warn_below", 1.5, "SQEs/enter",
      "With every submitting call carrying at least one SQE, a mean under 1.5 forces more "
      "than half of the calls to carry exactly one: the program pays about one "
      "io_uring_enter() per request, the syscall cost io_uring exists to amortize. The "
      "lower edge of the product's ~1.5-2 band."},
-    {ThresholdId::BatchInfoBelow, "BATCH", "batch_info_below", 2.0, "SQEs/enter",
+    {ThresholdId::BatchInfoBelow, kTagBatch, "batch_info_below", 2.0, "SQEs/enter",
      "A mean under 2 means some calls carry a single SQE (calls of two or more alone "
      "cannot average below 2), so part of the overhead batching removes is still paid. "
      "Request/response servers often have only one or two ready requests at a time, so "
      "this is INFO and never trips --fail-on=warn. The upper edge of the ~1.5-2 band."},
-    {ThresholdId::BatchMinEnterCalls, "BATCH", "batch_min_enter_calls", 200.0, "calls",
+    {ThresholdId::BatchMinEnterCalls, kTagBatch, "batch_min_enter_calls", 200.0, "calls",
      "A busy ring by count. Fewer submitting calls cost well under a millisecond of "
      "syscall time in total, whatever the batch size, and every program submits a few "
      "requests singly while it starts up (setup, registration, the first request of a "
      "loop); 200 calls keep such a prologue from deciding the average."},
-    {ThresholdId::BatchMinSqes, "BATCH", "batch_min_sqes", 200.0, "SQEs",
+    {ThresholdId::BatchMinSqes, kTagBatch, "batch_min_sqes", 200.0, "SQEs",
      "Tells a gap in the tool from a problem in the program: when the submit "
      "tracepoint is missing or its program failed to attach, enter calls are still "
      "counted but SQEs are not, and the average falls towards 0. Asking for as many SQEs "
      "as the enter-call floor means a ring only qualifies when its submissions were "
      "actually seen."},
-    {ThresholdId::BatchMinEnterRate, "BATCH", "batch_min_enter_rate", 1000.0, "calls/s",
+    {ThresholdId::BatchMinEnterRate, kTagBatch, "batch_min_enter_rate", 1000.0, "calls/s",
      "A busy ring by rate. A syscall round trip costs roughly 0.1-1 us (more with "
      "speculative-execution mitigations), so under 1,000 submitting calls a second they "
      "cost at most about 0.1 % of one CPU and batching cannot buy anything measurable; "
      "such a program is usually a request/response loop with one request to submit at a "
      "time. Checked only when the window length is known."},
-    {ThresholdId::ToolUntrackedMinPct, "TOOL", "tool_untracked_min_pct", 1.0, "%",
+    {ThresholdId::ToolUntrackedMinPct, kTagTool, "tool_untracked_min_pct", 1.0, "%",
      "Untracked completions carry no latency. The requests already in flight at attach "
      "are also the longest-running ones, so they are missing from exactly the tail: once "
      "they reach 1 % of completions they are as many as the samples p99 stands on, and "
      "the reader must know before trusting it. Below 1 % (a long window, or a program run "
      "under the scope from its start) they cannot move p99 much."},
-    {ThresholdId::ToolEnterNoRingMin, "TOOL", "tool_enter_no_ring_min", 16.0, "calls",
+    {ThresholdId::ToolEnterNoRingMin, kTagTool, "tool_enter_no_ring_min", 16.0, "calls",
      "A few enter calls whose ring cannot be resolved are expected at the edges of the "
      "window (calls already inside io_uring_enter() at attach, the last calls on a ring "
      "being torn down), each costing one call of batching accuracy. More than 16 points "
      "at a ring the tool cannot resolve at all, whose enter calls, and so its average "
      "batch, are then undercounted."},
-    {ThresholdId::WorkersMin, "WORKERS", "workers_min", 16.0, "threads",
+    {ThresholdId::WorkersMin, kTagWorkers, "workers_min", 16.0, "threads",
      "The floor under the per-CPU limit, for small machines. io-wq starts a worker "
      "whenever queued work finds none idle and lets it go after about 5 s without work, "
      "so a burst of a dozen fsyncs, opens or cache-missing reads leaves a dozen iou-wrk "
      "threads behind; on a 2-CPU machine 4 per CPU (8) would call that a flood. 16 is "
      "more than such a burst and still far from the hundreds the finding is about."},
-    {ThresholdId::WorkersPerCpu, "WORKERS", "workers_per_cpu", 4.0, "threads/CPU",
+    {ThresholdId::WorkersPerCpu, kTagWorkers, "workers_per_cpu", 4.0, "threads/CPU",
      "io-wq caps a task's bounded workers (regular files, block devices) at "
      "min(sq_entries, 4 x online CPUs); unbounded work (sockets, pipes) is capped only by "
      "RLIMIT_NPROC. Reaching 4 per CPU means a whole bounded pool is busy, or unbound "
      "work fans out without limit: more threads than the CPUs can run, nearly all of "
      "them blocked, each with a kernel stack and usually a pinned buffer. The limit "
      "is max(workers_min, workers_per_cpu x CPUs)."},
-    {ThresholdId::SqpollOffcpuMinPct, "SQPOLL", "sqpoll_offcpu_min_pct", 50.0, "%",
+    {ThresholdId::SqpollOffcpuMinPct, kTagSqpoll, "sqpoll_offcpu_min_pct", 50.0, "%",
      "The SQPOLL thread exists to be on a CPU when SQEs arrive. Off-CPU for at least "
      "half of the window, it sleeps more than it polls, so most bursts find it asleep; "
      "below half, sleeping in the pauses is sq_thread_idle doing its job of giving the "
      "CPU back."},
-    {ThresholdId::SqpollMinWakeups, "SQPOLL", "sqpoll_min_wakeups", 100.0, "wakeups",
+    {ThresholdId::SqpollMinWakeups, kTagSqpoll, "sqpoll_min_wakeups", 100.0, "wakeups",
      "A sleeping SQPOLL thread that the program wakes after a pause is the design. 100 "
      "IORING_ENTER_SQ_WAKEUP calls in one window (ten bursts a second over a 10 s "
      "window) make it the program's steady pattern rather than the few pauses of a "
      "startup or shutdown, and give the SQEs-per-wakeup average a real sample."},
-    {ThresholdId::SqpollWakeupBatchBelow, "SQPOLL", "sqpoll_wakeup_batch_below", 16.0,
+    {ThresholdId::SqpollWakeupBatchBelow, kTagSqpoll, "sqpoll_wakeup_batch_below", 16.0,
      "SQEs/wakeup",
      "Each wakeup is an io_uring_enter() plus a cross-CPU thread wakeup before the first "
      "SQE of the burst is looked at: several microseconds, more from a deep idle state. "
@@ -92,43 +94,43 @@ constexpr std::array<Threshold, kThresholdCount> kThresholds = {{
      "plain ring pays to submit the burst in one io_uring_enter(), so big bursts are "
      "fine; under 16 the program pays for a polling thread and still a syscall and a "
      "wakeup per small burst, and a plain ring would do as well."},
-    {ThresholdId::SqpollBusyMinWindow, "SQPOLL", "sqpoll_busy_min_window", 5.0, "s",
+    {ThresholdId::SqpollBusyMinWindow, kTagSqpoll, "sqpoll_busy_min_window", 5.0, "s",
      "The thread sleeps only after sq_thread_idle without work (1 s when the program "
      "passes 0), so in a shorter window a thread that will sleep at the next pause may "
      "show no sleep yet. Five seconds outlast the default idle several times over: no "
      "sleep in that long means the thread polled without a pause, one CPU kept busy."},
-    {ThresholdId::DeferTwMaxLag, "DEFER-TW", "defer_tw_max_lag", 100.0, "ms",
+    {ThresholdId::DeferTwMaxLag, kTagDeferTw, "defer_tw_max_lag", 100.0, "ms",
      "With DEFER_TASKRUN a completion waits until the submitting thread next enters the "
      "kernel to wait for completions. An event loop does that every iteration, so the "
      "wait is microseconds to a few milliseconds (one iteration, a scheduler time "
      "slice). 100 ms is far beyond any loop iteration or scheduling delay, and long "
      "enough for a user to notice: ready completions sat while the thread did "
      "something else."},
-    {ThresholdId::PollRetryMinPct, "POLL-RETRY", "poll_retry_min_pct", 50.0, "%",
+    {ThresholdId::PollRetryMinPct, kTagPollRetry, "poll_retry_min_pct", 50.0, "%",
      "A request that waits on poll pays an arm, a wakeup and a reissue from task work, "
      "a few microseconds. A server pays that on some of its receives and it is fine. "
      "From half of an op's requests on, the program mostly posts requests before the "
      "data (or buffer space) is there, where multishot receive with provided buffers "
      "saves the arm per request. INFO only: waiting for data is what network I/O is."},
-    {ThresholdId::PollRetryMinSubmitted, "POLL-RETRY", "poll_retry_min_submitted", 64.0,
+    {ThresholdId::PollRetryMinSubmitted, kTagPollRetry, "poll_retry_min_submitted", 64.0,
      "requests",
      "The PUNT sample floor for the same reason: with fewer requests of an op a share is "
      "noise. At 64 the 50 % bar takes 32 waits, more than the first receives of a few "
      "connections at startup, and an op used fewer than 64 times is no hot path. A "
      "multishot receive (one request, many CQEs) stays under it, as it should."},
-    {ThresholdId::PollRetryRegularMin, "POLL-RETRY", "poll_retry_regular_min", 16.0,
+    {ThresholdId::PollRetryRegularMin, kTagPollRetry, "poll_retry_regular_min", 16.0,
      "requests",
      "Regular files on local block file systems never wait on poll: a read completes or "
      "goes to io-wq. A poll-armed regular file is a FUSE or network file system, or a "
      "procfs/sysfs/tracefs-like file with a poll method. One or two are a program "
      "reading such a file once; 16 make it the program's I/O path, each request "
      "waiting on poll and then going to io-wq."},
-    {ThresholdId::ErrorsMinPct, "ERRORS", "errors_min_pct", 5.0, "%",
+    {ThresholdId::ErrorsMinPct, kTagErrors, "errors_min_pct", 5.0, "%",
      "Healthy programs see some errors (a peer resetting a connection, an open of a "
      "missing file), well under a percent of an op's completions. At 5 % one request "
      "in twenty fails in a way the program did not ask for (cancellations and expected "
      "timeouts are excluded): a systematic cause, not the network's background noise."},
-    {ThresholdId::ErrorsMinCount, "ERRORS", "errors_min_count", 10.0, "errors",
+    {ThresholdId::ErrorsMinCount, kTagErrors, "errors_min_count", 10.0, "errors",
      "A rate over a handful of requests is noise: 2 errors in 20 requests are 10 %. Ten "
      "unexpected errors make a repeated failure worth naming the code of, and keep out "
      "the few failures some programs cause on purpose at startup (trying an opcode or "

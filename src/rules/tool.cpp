@@ -11,27 +11,84 @@
 
 #include "rules/rule_kit.h"
 #include "util/format.h"
+#include "uringscope/fields.h"
 
 namespace uringscope::rules {
 
-// One finding per cause: each degrades a different part of the report and has its own
-// remedy. All are INFO: they qualify the numbers, they are not problems of the target.
-void rule_tool(const Snapshot& snapshot, std::vector<Finding>& out) {
-  constexpr std::string_view kTrackedOnly = " Latency statistics cover tracked requests only.";
-  auto add = [&out, kTrackedOnly](std::string message, std::string suggestion,
-                                  std::vector<Evidence> evidence) {
-    message += kTrackedOnly;
-    out.push_back(Finding{
-        .tag = "TOOL",
-        .severity = Severity::Info,
-        .ring = std::nullopt,
-        .opcode = std::nullopt,
-        .message = std::move(message),
-        .suggestion = std::move(suggestion),
-        .evidence = std::move(evidence),
-    });
-  };
+namespace {
 
+constexpr std::string_view kTrackedOnly = " Latency statistics cover tracked requests only.";
+
+// What one of the tool's loss counters means for the report, and its remedy; `message`
+// has one {} for the count. In the order the findings are listed.
+struct ToolLossText {
+  uint64_t ToolStats::*member;
+  std::string_view message;
+  std::string_view suggestion;
+};
+
+constexpr ToolLossText kLossTexts[] = {
+    {&ToolStats::rings_full,
+     "The tool's ring table was full: {} events of rings it had no row for were counted "
+     "under the catch-all ring, so per-ring numbers are incomplete.",
+     "Narrow the target (-p PID instead of -a) so fewer rings compete for the table."},
+    {&ToolStats::opstats_full,
+     "The tool's per-op table was full: {} events were counted under a catch-all row, so "
+     "per-op numbers are incomplete.",
+     "Narrow the target (-p PID instead of -a) so fewer (ring, op) pairs compete for the "
+     "table."},
+    {&ToolStats::op_out_of_range,
+     "{} requests had opcodes beyond the tool's opcode table and were counted together in "
+     "one row.",
+     "The kernel is newer than this uringscope; upgrade uringscope to see those ops by name."},
+    {&ToolStats::overflow_no_req,
+     "{} overflowed CQEs belonged to requests the tool did not track: the overflow count is "
+     "exact, but those CQEs are not attributed to an op.",
+     "Run the program under uringscope from its start so its requests are tracked."},
+    {&ToolStats::errno_full,
+     "{} error completions had codes the tool's errno table had no room for: they count as "
+     "errors, but ERRORS cannot name their codes and counts them as unexpected.",
+     "Narrow the target (-p PID instead of -a) so fewer (ring, op, errno) triples compete "
+     "for the table."},
+    {&ToolStats::threads_full,
+     "{} io threads (io-wq workers, SQPOLL threads) were not recorded because the tool's "
+     "thread table was full: worker counts read low, and SQPOLL numbers may be missing.",
+     "Narrow the target (-p PID instead of -a); a process that really runs thousands of "
+     "io-wq workers is itself the problem WORKERS describes."},
+    {&ToolStats::trace_drops,
+     "{} --trace records were lost because the trace buffer was full: the timeline has gaps "
+     "(requests without their start or end), while the report's counts are complete.",
+     "Trace a shorter window, or fewer processes (-p instead of -a): records are drained "
+     "ten times a second into a fixed-size buffer."},
+    // Last, and only past a threshold: a few unmatched calls barely move a batch average.
+    {&ToolStats::enter_no_ring,
+     "{} io_uring_enter() calls could not be matched to a ring: the rings they belong to "
+     "show too few enter calls, so their average batch reads high.",
+     "Run the program under uringscope from its start, so every ring is seen when it is "
+     "created."},
+};
+
+std::string_view tool_field_name(uint64_t ToolStats::*member) {
+  for (const ToolField& field : kToolFields)
+    if (field.member == member) return field.name;
+  return {};
+}
+
+// All are INFO: they qualify the numbers, they are not problems of the target.
+Finding tool_finding(std::string message, std::string suggestion, std::vector<Evidence> evidence) {
+  return Finding{
+      .tag = kTagTool,
+      .severity = Severity::Info,
+      .ring = std::nullopt,
+      .opcode = std::nullopt,
+      .message = std::move(message) + std::string(kTrackedOnly),
+      .suggestion = std::move(suggestion),
+      .evidence = std::move(evidence),
+  };
+}
+
+// Completions without a seen submission, and requests evicted from the in-flight table.
+void untracked_findings(const Snapshot& snapshot, std::vector<Finding>& out) {
   uint64_t completions = 0;
   uint64_t untracked = 0;
   uint64_t drops = 0;
@@ -40,10 +97,10 @@ void rule_tool(const Snapshot& snapshot, std::vector<Finding>& out) {
     untracked += ring.counters.untracked_completions;
     drops += ring.counters.inflight_map_drops;
   }
-
   const double untracked_pct = pct_of(untracked, completions);
   if (completions > 0 && untracked_pct >= thr(ThresholdId::ToolUntrackedMinPct)) {
-    add(fmt::format("{} of {} completions ({}) belong to requests whose submission the tool "
+    out.push_back(tool_finding(
+        fmt::format("{} of {} completions ({}) belong to requests whose submission the tool "
                     "did not see: submitted before attach, or evicted from its in-flight "
                     "table. They count in the totals but carry no latency.",
                     format_count(untracked), format_count(completions),
@@ -52,85 +109,38 @@ void rule_tool(const Snapshot& snapshot, std::vector<Finding>& out) {
         "use a longer window (-d) so requests already in flight at attach weigh less.",
         {count_evidence("untracked_completions", untracked),
          count_evidence("completions", completions),
-         real_evidence("untracked_pct", untracked_pct)});
+         real_evidence("untracked_pct", untracked_pct)}));
   }
   if (drops > 0) {
-    add(fmt::format("{} tracked requests were evicted from the tool's in-flight table (more "
+    out.push_back(tool_finding(
+        fmt::format("{} tracked requests were evicted from the tool's in-flight table (more "
                     "requests in flight at once than its buckets hold); their completions "
                     "count as untracked.",
                     format_count(drops)),
         "Counts are unaffected. With very many requests in flight at once (deep queues, "
         "long-lived poll or multishot requests), read the latency percentiles as a sample.",
-        {count_evidence("inflight_map_drops", drops)});
+        {count_evidence("inflight_map_drops", drops)}));
   }
+}
 
-  const ToolStats& tool = snapshot.tool;
-  if (tool.rings_full > 0) {
-    add(fmt::format("The tool's ring table was full: {} events of rings it had no row for "
-                    "were counted under the catch-all ring, so per-ring numbers are "
-                    "incomplete.",
-                    format_count(tool.rings_full)),
-        "Narrow the target (-p PID instead of -a) so fewer rings compete for the table.",
-        {count_evidence("rings_full", tool.rings_full)});
-  }
-  if (tool.opstats_full > 0) {
-    add(fmt::format("The tool's per-op table was full: {} events were counted under a "
-                    "catch-all row, so per-op numbers are incomplete.",
-                    format_count(tool.opstats_full)),
-        "Narrow the target (-p PID instead of -a) so fewer (ring, op) pairs compete for "
-        "the table.",
-        {count_evidence("opstats_full", tool.opstats_full)});
-  }
-  if (tool.op_out_of_range > 0) {
-    add(fmt::format("{} requests had opcodes beyond the tool's opcode table and were "
-                    "counted together in one row.",
-                    format_count(tool.op_out_of_range)),
-        "The kernel is newer than this uringscope; upgrade uringscope to see those ops by "
-        "name.",
-        {count_evidence("op_out_of_range", tool.op_out_of_range)});
-  }
-  if (tool.overflow_no_req > 0) {
-    add(fmt::format("{} overflowed CQEs belonged to requests the tool did not track: the "
-                    "overflow count is exact, but those CQEs are not attributed to an op.",
-                    format_count(tool.overflow_no_req)),
-        "Run the program under uringscope from its start so its requests are tracked.",
-        {count_evidence("overflow_no_req", tool.overflow_no_req)});
-  }
-  if (tool.errno_full > 0) {
-    add(fmt::format("{} error completions had codes the tool's errno table had no room for: "
-                    "they count as errors, but ERRORS cannot name their codes and counts them "
-                    "as unexpected.",
-                    format_count(tool.errno_full)),
-        "Narrow the target (-p PID instead of -a) so fewer (ring, op, errno) triples compete "
-        "for the table.",
-        {count_evidence("errno_full", tool.errno_full)});
-  }
-  if (tool.threads_full > 0) {
-    add(fmt::format("{} io threads (io-wq workers, SQPOLL threads) were not recorded because "
-                    "the tool's thread table was full: worker counts read low, and SQPOLL "
-                    "numbers may be missing.",
-                    format_count(tool.threads_full)),
-        "Narrow the target (-p PID instead of -a); a process that really runs thousands of "
-        "io-wq workers is itself the problem WORKERS describes.",
-        {count_evidence("threads_full", tool.threads_full)});
-  }
-  if (tool.trace_drops > 0) {
-    add(fmt::format("{} --trace records were lost because the trace buffer was full: the "
-                    "timeline has gaps (requests without their start or end), while the "
-                    "report's counts are complete.",
-                    format_count(tool.trace_drops)),
-        "Trace a shorter window, or fewer processes (-p instead of -a): records are drained "
-        "ten times a second into a fixed-size buffer.",
-        {count_evidence("trace_drops", tool.trace_drops)});
-  }
-  if (static_cast<double>(tool.enter_no_ring) > thr(ThresholdId::ToolEnterNoRingMin)) {
-    add(fmt::format("{} io_uring_enter() calls could not be matched to a ring: the rings "
-                    "they belong to show too few enter calls, so their average batch reads "
-                    "high.",
-                    format_count(tool.enter_no_ring)),
-        "Run the program under uringscope from its start, so every ring is seen when it is "
-        "created.",
-        {count_evidence("enter_no_ring", tool.enter_no_ring)});
+bool loss_reported(uint64_t ToolStats::*member, uint64_t count) {
+  if (member == &ToolStats::enter_no_ring)
+    return static_cast<double>(count) > thr(ThresholdId::ToolEnterNoRingMin);
+  return count > 0;
+}
+
+}  // namespace
+
+// One finding per cause: each degrades a different part of the report and has its own
+// remedy.
+void rule_tool(const Snapshot& snapshot, std::vector<Finding>& out) {
+  untracked_findings(snapshot, out);
+  for (const ToolLossText& loss : kLossTexts) {
+    const uint64_t count = snapshot.tool.*loss.member;
+    if (!loss_reported(loss.member, count)) continue;
+    out.push_back(tool_finding(fmt::format(fmt::runtime(loss.message), format_count(count)),
+                               std::string(loss.suggestion),
+                               {count_evidence(std::string(tool_field_name(loss.member)), count)}));
   }
 }
 

@@ -56,7 +56,7 @@ void rule_workers(const Snapshot& snapshot, std::vector<Finding>& out) {
 
     const std::string cap = snapshot.ncpus ? std::to_string(snapshot.ncpus) : std::string("N");
     out.push_back(Finding{
-        .tag = "WORKERS",
+        .tag = kTagWorkers,
         .severity = Severity::Warn,
         .ring = first ? std::optional<uint32_t>(first->id) : std::nullopt,
         .opcode = std::nullopt,

@@ -3,13 +3,12 @@
 // kernel maps (docs/live.md). The rules for each kind of number are in live.h.
 #include <algorithm>
 #include <array>
-#include <bit>
 #include <map>
 #include <tuple>
-#include <type_traits>
 #include <utility>
 
 #include "snapshot/delta.h"
+#include "uringscope/fields.h"
 
 namespace uringscope {
 namespace {
@@ -51,39 +50,31 @@ std::vector<ErrnoCount> errno_delta(const std::vector<ErrnoCount>& after,
   return out;
 }
 
-// Field by field: OpStats has no field table like kCounterFields, so a field added to
-// OpStats must be added here too (and to the additivity test in live_test.cpp, which
-// sets every field, so that a forgotten one fails it).
+PuntReasons punt_reasons_delta(const PuntReasons& after, const PuntReasons& before) {
+  PuntReasons d;
+  for (const PuntReasonField& f : kPuntReasonFields)
+    d.*f.member = sub(after.*f.member, before.*f.member);
+  return d;
+}
+
 OpStats op_delta(const OpStats& after, const OpStats* before) {
   static const OpStats kZero;
   const OpStats& b = before ? *before : kZero;
   OpStats d;
   d.opcode = after.opcode;
-  d.submitted = sub(after.submitted, b.submitted);
-  d.completed = sub(after.completed, b.completed);
-  d.untracked = sub(after.untracked, b.untracked);
-  d.punted = sub(after.punted, b.punted);
-  d.punt_reasons.forced = sub(after.punt_reasons.forced, b.punt_reasons.forced);
-  d.punt_reasons.hashed = sub(after.punt_reasons.hashed, b.punt_reasons.hashed);
-  d.punt_reasons.regular_file = sub(after.punt_reasons.regular_file, b.punt_reasons.regular_file);
-  d.punt_reasons.eagain = sub(after.punt_reasons.eagain, b.punt_reasons.eagain);
-  d.errors = sub(after.errors, b.errors);
+  for (const OpCounterField& f : kOpCounterFields) d.*f.member = sub(after.*f.member, b.*f.member);
+  d.punt_reasons = punt_reasons_delta(after.punt_reasons, b.punt_reasons);
   d.errnos = errno_delta(after.errnos, b.errnos);
-  d.multishot_cqes = sub(after.multishot_cqes, b.multishot_cqes);
-  d.failed = sub(after.failed, b.failed);
-  d.poll_armed = sub(after.poll_armed, b.poll_armed);
-  d.poll_armed_regular = sub(after.poll_armed_regular, b.poll_armed_regular);
-  d.cancelled_at_exit = sub(after.cancelled_at_exit, b.cancelled_at_exit);
   d.latency = histogram_delta(after.latency, b.latency);
   return d;
 }
 
 bool op_changed(const OpStats& d) {
-  const PuntReasons& r = d.punt_reasons;
-  return d.submitted || d.completed || d.untracked || d.punted || r.forced || r.hashed ||
-         r.regular_file || r.eagain || d.errors || !d.errnos.empty() || d.multishot_cqes ||
-         d.failed || d.poll_armed || d.poll_armed_regular || d.cancelled_at_exit ||
-         d.latency.count() || d.latency.sum_ns;
+  for (const OpCounterField& f : kOpCounterFields)
+    if (d.*f.member) return true;
+  for (const PuntReasonField& f : kPuntReasonFields)
+    if (d.punt_reasons.*f.member) return true;
+  return !d.errnos.empty() || d.latency.count() || d.latency.sum_ns;
 }
 
 bool is_leak_counter(uint64_t Counters::*member) {
@@ -130,22 +121,10 @@ bool counters_changed(const Counters& d) {
   return false;
 }
 
-// ToolStats is a plain list of uint64_t loss counters that grows as the tool learns to
-// count new losses; handled as an array, a counter added later is subtracted too instead
-// of silently reading 0 in every interval. A field of another type would change the
-// layout (padding, size) and stop the build here.
-using ToolArray = std::array<uint64_t, sizeof(ToolStats) / sizeof(uint64_t)>;
-static_assert(sizeof(ToolStats) % sizeof(uint64_t) == 0 &&
-                  std::has_unique_object_representations_v<ToolStats> &&
-                  alignof(ToolStats) == alignof(uint64_t),
-              "ToolStats must hold uint64_t counters only");
-
-ToolStats tool_delta(const ToolStats& a, const ToolStats& b) {
-  const auto after = std::bit_cast<ToolArray>(a);
-  const auto before = std::bit_cast<ToolArray>(b);
-  ToolArray d{};
-  for (std::size_t i = 0; i < d.size(); ++i) d[i] = sub(after[i], before[i]);
-  return std::bit_cast<ToolStats>(d);
+ToolStats tool_delta(const ToolStats& after, const ToolStats& before) {
+  ToolStats d;
+  for (const ToolField& f : kToolFields) d.*f.member = sub(after.*f.member, before.*f.member);
+  return d;
 }
 
 // The identity of a ring across readings. Ids are assigned per reading, so they are no

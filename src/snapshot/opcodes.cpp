@@ -8,23 +8,6 @@
 namespace uringscope {
 namespace {
 
-// enum io_uring_op: UAPI values, never renumbered (6.18 has 0..62).
-constexpr std::array<std::string_view, 63> kOpNames = {
-    "NOP",          "READV",          "WRITEV",        "FSYNC",           "READ_FIXED",
-    "WRITE_FIXED",  "POLL_ADD",       "POLL_REMOVE",   "SYNC_FILE_RANGE", "SENDMSG",
-    "RECVMSG",      "TIMEOUT",        "TIMEOUT_REMOVE", "ACCEPT",         "ASYNC_CANCEL",
-    "LINK_TIMEOUT", "CONNECT",        "FALLOCATE",     "OPENAT",          "CLOSE",
-    "FILES_UPDATE", "STATX",          "READ",          "WRITE",           "FADVISE",
-    "MADVISE",      "SEND",           "RECV",          "OPENAT2",         "EPOLL_CTL",
-    "SPLICE",       "PROVIDE_BUFFERS", "REMOVE_BUFFERS", "TEE",           "SHUTDOWN",
-    "RENAMEAT",     "UNLINKAT",       "MKDIRAT",       "SYMLINKAT",       "LINKAT",
-    "MSG_RING",     "FSETXATTR",      "SETXATTR",      "FGETXATTR",       "GETXATTR",
-    "SOCKET",       "URING_CMD",      "SEND_ZC",       "SENDMSG_ZC",      "READ_MULTISHOT",
-    "WAITID",       "FUTEX_WAIT",     "FUTEX_WAKE",    "FUTEX_WAITV",     "FIXED_FD_INSTALL",
-    "FTRUNCATE",    "BIND",           "LISTEN",        "RECV_ZC",         "EPOLL_WAIT",
-    "READV_FIXED",  "WRITEV_FIXED",   "PIPE",
-};
-
 // The release that introduced each opcode, by value: liburing's man pages, checked
 // against kernel trees where kernel-io_uring-reference.md §3 marks them. WAITID's man
 // page says 6.5, but its value sorts after READ_MULTISHOT (6.7), so 6.7.
@@ -37,8 +20,7 @@ constexpr std::array<std::string_view, 63> kOpSince = {
     "6.7",  "6.7",  "6.7",  "6.7",  "6.8",  "6.9",  "6.11", "6.11", "6.15", "6.15",  // 50-59
     "6.15", "6.15", "6.16",                                                          // 60-62
 };
-static_assert(kOpSince.size() == kOpNames.size());
-static_assert(kOpNames.size() == kBuiltinOpcodes);
+static_assert(kOpSince.size() == kOpcodeNames.size());
 
 // IORING_SETUP_* by bit.
 constexpr std::array<std::string_view, 21> kSetupFlagNames = {
@@ -52,7 +34,7 @@ constexpr std::array<std::string_view, 21> kSetupFlagNames = {
 }  // namespace
 
 std::string opcode_name(uint32_t opcode) {
-  if (opcode < kOpNames.size()) return std::string(kOpNames[opcode]);
+  if (opcode < kOpcodeNames.size()) return std::string(kOpcodeNames[opcode]);
   if (opcode == kOpcodeOther) return "OTHER";
   return "OP_" + std::to_string(opcode);
 }
@@ -62,20 +44,20 @@ std::string_view opcode_since(uint32_t opcode) {
 }
 
 int opcode_from_name(std::string_view name) {
-  for (std::size_t i = 0; i < kOpNames.size(); ++i) {
-    if (iequals(kOpNames[i], name)) return static_cast<int>(i);
+  for (std::size_t i = 0; i < kOpcodeNames.size(); ++i) {
+    if (iequals(kOpcodeNames[i], name)) return static_cast<int>(i);
   }
   return -1;
 }
 
 bool opcode_is_read(uint32_t opcode) {
-  // READV, READ_FIXED, READ, READ_MULTISHOT, READV_FIXED
-  return opcode == 1 || opcode == 4 || opcode == 22 || opcode == 49 || opcode == 60;
+  return opcode == op::kReadv || opcode == op::kReadFixed || opcode == op::kRead ||
+         opcode == op::kReadMultishot || opcode == op::kReadvFixed;
 }
 
 bool opcode_is_write(uint32_t opcode) {
-  // WRITEV, WRITE_FIXED, WRITE, WRITEV_FIXED
-  return opcode == 2 || opcode == 5 || opcode == 23 || opcode == 61;
+  return opcode == op::kWritev || opcode == op::kWriteFixed || opcode == op::kWrite ||
+         opcode == op::kWritevFixed;
 }
 
 std::string_view hashed_punt_label(uint32_t opcode, bool iopoll_ring) {
@@ -86,18 +68,18 @@ std::string_view hashed_punt_label(uint32_t opcode, bool iopoll_ring) {
 
 bool opcode_waits_for_event(uint32_t opcode) {
   switch (opcode) {
-    case 6:   // POLL_ADD
-    case 10:  // RECVMSG
-    case 11:  // TIMEOUT
-    case 13:  // ACCEPT
-    case 15:  // LINK_TIMEOUT
-    case 27:  // RECV
-    case 49:  // READ_MULTISHOT
-    case 50:  // WAITID
-    case 51:  // FUTEX_WAIT
-    case 53:  // FUTEX_WAITV
-    case 58:  // RECV_ZC
-    case 59:  // EPOLL_WAIT
+    case op::kPollAdd:
+    case op::kRecvmsg:
+    case op::kTimeout:
+    case op::kAccept:
+    case op::kLinkTimeout:
+    case op::kRecv:
+    case op::kReadMultishot:
+    case op::kWaitid:
+    case op::kFutexWait:
+    case op::kFutexWaitv:
+    case op::kRecvZc:
+    case op::kEpollWait:
       return true;
     default:
       return false;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 
+#include "uringscope/fields.h"
 #include "uringscope/opcodes.h"
 
 namespace uringscope {
@@ -58,10 +59,7 @@ Counters& Counters::operator+=(const Counters& other) {
 }
 
 PuntReasons& PuntReasons::operator+=(const PuntReasons& other) {
-  forced += other.forced;
-  hashed += other.hashed;
-  regular_file += other.regular_file;
-  eagain += other.eagain;
+  for (const PuntReasonField& field : kPuntReasonFields) this->*field.member += other.*field.member;
   return *this;
 }
 
@@ -98,18 +96,9 @@ double OpStats::punt_pct() const {
 }
 
 OpStats& OpStats::operator+=(const OpStats& other) {
-  submitted += other.submitted;
-  completed += other.completed;
-  untracked += other.untracked;
-  punted += other.punted;
+  for (const OpCounterField& field : kOpCounterFields) this->*field.member += other.*field.member;
   punt_reasons += other.punt_reasons;
-  errors += other.errors;
   merge_errnos(errnos, other.errnos);
-  multishot_cqes += other.multishot_cqes;
-  failed += other.failed;
-  poll_armed += other.poll_armed;
-  poll_armed_regular += other.poll_armed_regular;
-  cancelled_at_exit += other.cancelled_at_exit;
   latency += other.latency;
   return *this;
 }

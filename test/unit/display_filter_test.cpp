@@ -198,6 +198,20 @@ void expect_ring_level_kept(const Snapshot& f) {
   EXPECT_EQ(f.leak.suspected, 3u);
   EXPECT_EQ(f.leak.pending, 1u);
   EXPECT_EQ(f.tool.rings_full, 7u);
+  // Whole values, so that a field added to any of them cannot go unchecked.
+  const Snapshot s = fixture();
+  for (uint32_t i = 0; i < 3; ++i) {
+    Ring got = f.rings[i], want = s.rings[i];
+    got.ops.clear();
+    want.ops.clear();
+    EXPECT_EQ(got, want) << "ring " << i;
+  }
+  EXPECT_EQ(f.totals, s.totals);
+  EXPECT_EQ(f.tool, s.tool);
+  EXPECT_EQ(f.kernel, s.kernel);
+  EXPECT_EQ(f.target, s.target);
+  EXPECT_EQ(f.workers, s.workers);
+  EXPECT_EQ(f.leak.oldest_ns, s.leak.oldest_ns);
 }
 
 TEST(DisplayFilterSnapshot, EmptyFilterKeepsEverything) {
@@ -207,6 +221,7 @@ TEST(DisplayFilterSnapshot, EmptyFilterKeepsEverything) {
   EXPECT_EQ(opcodes(f.rings[0].ops), Codes({kNop, kRead, kWrite}));
   EXPECT_EQ(leak_ids(f), std::vector<uint64_t>({1, 2, 3, 4}));
   expect_ring_level_kept(f);
+  EXPECT_EQ(f, s);
 }
 
 TEST(DisplayFilterSnapshot, ByOp) {

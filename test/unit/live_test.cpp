@@ -15,6 +15,7 @@
 
 #include "report/live.h"
 #include "snapshot/delta.h"
+#include "uringscope/fields.h"
 #include "uringscope/opcodes.h"
 
 namespace uringscope::live_test {
@@ -365,6 +366,18 @@ TEST(SnapshotDelta, EveryToolLossIsSubtracted) {
   EXPECT_EQ(d.threads_full, 10u);
 }
 
+TEST(SnapshotDelta, EveryToolFieldIsSubtracted) {
+  Snapshot before, after;
+  ToolStats want;
+  uint64_t n = 0;
+  for (const ToolField& f : kToolFields) {
+    before.tool.*f.member = ++n;
+    after.tool.*f.member = n * 3;
+    want.*f.member = n * 2;
+  }
+  EXPECT_EQ(snapshot_delta(after, before).tool, want);
+}
+
 TEST(SnapshotDelta, TornReadClampsAtZero) {
   Snapshot before = before_fixture();
   Snapshot after = before_fixture();
@@ -522,8 +535,20 @@ std::map<Key, const Ring*> delta_by_key(const Snapshot& delta, const Snapshot& a
   return out;
 }
 
+// The errno rows as counts by code: their order is not part of a sum.
+OpStats with_errnos_by_code(OpStats op) {
+  std::map<int, uint64_t> by_code;
+  for (const ErrnoCount& e : op.errnos) by_code[e.err] += e.count;
+  op.errnos.clear();
+  for (const auto& [err, count] : by_code) op.errnos.push_back({err, count});
+  return op;
+}
+
 void expect_op_equal(const OpStats& sum, const OpStats& want, const std::string& where) {
   SCOPED_TRACE(where + " " + opcode_name(want.opcode));
+  // The whole value, so that a field added to OpStats cannot go unchecked; the field
+  // checks below say which one differs.
+  EXPECT_EQ(with_errnos_by_code(sum), with_errnos_by_code(want));
   EXPECT_EQ(sum.submitted, want.submitted);
   EXPECT_EQ(sum.completed, want.completed);
   EXPECT_EQ(sum.untracked, want.untracked);

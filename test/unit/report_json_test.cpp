@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "report/report.h"
+#include "uringscope/fields.h"
 
 namespace uringscope::report_test {
 
@@ -232,6 +233,30 @@ TEST_F(ReportJson, ToolStats) {
   // The run's trace drops are the contract's counters.trace_rb_drops; rings keep 0.
   EXPECT_EQ(report.at("counters").at("trace_rb_drops").get<uint64_t>(), 7u);
   EXPECT_EQ(report.at("rings").at(0).at("counters").at("trace_rb_drops").get<uint64_t>(), 0u);
+}
+
+// The field tables of fields.h are the JSON keys, in the schema's order.
+TEST_F(ReportJson, FieldTablesAreTheKeysInOrder) {
+  std::vector<std::string> tool_keys, want_tool;
+  for (const auto& [key, value] : j.at("tool_stats").items()) tool_keys.push_back(key);
+  for (const ToolField& f : kToolFields) want_tool.emplace_back(f.name);
+  EXPECT_EQ(tool_keys, want_tool);
+
+  const Json& read = op_named(j.at("ops"), "READ");
+  std::vector<std::string> op_keys;
+  for (const auto& [key, value] : read.items()) op_keys.push_back(key);
+  EXPECT_EQ(op_keys, (std::vector<std::string>{
+                         "op", "opcode", "submitted", "completed", "untracked", "punted",
+                         "punt_pct", "punt_reasons", "errors", "errnos", "failed",
+                         "multishot_cqes", "poll_armed", "poll_armed_regular",
+                         "cancelled_at_exit", "avg_ns", "p50_ns", "p99_ns", "max_ns",
+                         "log2_hist"}));
+  for (const OpCounterField& f : kOpCounterFields)
+    EXPECT_TRUE(read.contains(std::string(f.name))) << f.name;
+  std::vector<std::string> reason_keys, want_reasons;
+  for (const auto& [key, value] : read.at("punt_reasons").items()) reason_keys.push_back(key);
+  for (const PuntReasonField& f : kPuntReasonFields) want_reasons.emplace_back(f.name);
+  EXPECT_EQ(reason_keys, want_reasons);
 }
 
 TEST_F(ReportJson, Findings) {

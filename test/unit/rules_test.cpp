@@ -41,6 +41,14 @@ constexpr uint32_t kRead = 22;
 constexpr uint32_t kWrite = 23;
 constexpr uint32_t kSend = 26;
 constexpr uint32_t kRecv = 27;
+// The tests' own UAPI values, checked against the constants the code names from the
+// opcode table.
+static_assert(op::kFsync == kFsync && op::kPollAdd == kPollAdd &&
+              op::kPollRemove == kPollRemove && op::kTimeout == kTimeout &&
+              op::kTimeoutRemove == kTimeoutRemove && op::kAccept == kAccept &&
+              op::kAsyncCancel == kAsyncCancel && op::kLinkTimeout == kLinkTimeout &&
+              op::kOpenat == kOpenat && op::kRead == kRead && op::kWrite == kWrite &&
+              op::kSend == kSend && op::kRecv == kRecv);
 constexpr uint64_t kMs = 1'000'000;
 constexpr uint64_t kSecond = 1'000'000'000;
 constexpr uint32_t kSetupSingleIssuer = 1u << 12;
@@ -1443,6 +1451,12 @@ TEST(Thresholds, DocumentsEveryImplementedTag) {
   for (std::string_view tag : {"OVERFLOW", "PUNT", "WORKERS", "BATCH", "SQPOLL", "DEFER-TW",
                                "SHORT-WRITE", "POLL-RETRY", "ERRORS", "LEAK", "TOOL", "NODATA"})
     EXPECT_TRUE(contains(doc, fmt::format("## {}", tag))) << tag;
+}
+
+TEST(FindingTags, ThresholdsBelongToKnownTagsAndTagsAreUnique) {
+  std::set<std::string_view> tags(kFindingTags.begin(), kFindingTags.end());
+  EXPECT_EQ(tags.size(), kFindingTags.size());
+  for (const Threshold& t : all_thresholds()) EXPECT_TRUE(tags.count(t.tag)) << t.name;
 }
 
 }  // namespace

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: MIT
+// The run-level sections of the text report, after the rings: leaks, io-wq workers and
+// the tool's own losses.
+#include <algorithm>
+#include <ostream>
+#include <string>
+#include <variant>
+
+#include <fmt/format.h>
+
+#include "util/format.h"
+#include "uringscope/fields.h"
+#include "uringscope/opcodes.h"
+#include "report/report.h"
+#include "report/text_layout.h"
+
+namespace uringscope {
+namespace {
+
+using Align = TextTable::Align;
+
+// Leak rows listed; the count of the rest follows, the JSON report carries them all.
+constexpr std::size_t kLeakRows = 10;
+
+const Ring* ring_by_id(const Snapshot& snap, uint32_t id) {
+  for (const Ring& ring : snap.rings)
+    if (ring.id == id) return &ring;
+  return nullptr;
+}
+
+// The leak table's ring column: "#0", or "other" for the catch-all ring, whose id means
+// nothing to the reader.
+std::string leak_ring_cell(const Snapshot& snap, uint32_t id) {
+  const Ring* ring = ring_by_id(snap, id);
+  if (ring && ring->source == RingSource::CatchAll) return "other";
+  return fmt::format("#{}", id);
+}
+
+// Whether a WORKERS finding points at this process: through its ring, else through an
+// integer "pid" evidence; a ring-less finding without one concerns every process.
+bool workers_finding_concerns(const Snapshot& snap, const Finding& f, uint32_t pid) {
+  if (f.tag != kTagWorkers) return false;
+  if (f.ring) {
+    const Ring* ring = ring_by_id(snap, *f.ring);
+    return ring && ring->pid == pid;
+  }
+  for (const Evidence& e : f.evidence) {
+    if (e.key != "pid") continue;
+    if (const int64_t* v = std::get_if<int64_t>(&e.value)) return *v == static_cast<int64_t>(pid);
+  }
+  return true;
+}
+
+std::string leak_state(const PendingRequest& r) {
+  if (r.abandoned && r.waiting) return "abandoned, waiting";
+  if (r.abandoned) return "abandoned";
+  return r.waiting ? "waiting" : "";
+}
+
+}  // namespace
+
+void render_tool_stats(std::ostream& out, const ToolStats& tool) {
+  TextTable table({Align::Left, Align::Right}, "  ");
+  for (const ToolField& field : kToolFields) {
+    if (const uint64_t value = tool.*field.member)
+      table.add_row({std::string(field.text), format_count(value)});
+  }
+  if (table.empty()) return;
+  out << "tool losses\n";
+  table.write(out);
+}
+
+void render_leaks(std::ostream& out, const Snapshot& snap) {
+  const LeakInfo& leak = snap.leak;
+  uint64_t total = leak.suspected + leak.pending;
+  if (total == 0) return;
+  out << (leak.threshold_ns
+              ? "leaks (requests in flight longer than " + format_duration(leak.threshold_ns) + ")"
+              : std::string("leaks (requests in flight past the leak age)"))
+      << '\n';
+  // Suspected: stuck or abandoned; pending: waiting on an event that may yet come.
+  out << "  " << format_count(leak.suspected) << " suspected, " << format_count(leak.pending)
+      << " pending (waiting on an event); oldest " << format_duration(leak.oldest_ns) << '\n';
+
+  TextTable table({Align::Left, Align::Left, Align::Right, Align::Left, Align::Left, Align::Left},
+                  "  ");
+  table.add_row({"ring", "op", "age", "user_data", "where"});
+  std::size_t shown = std::min(leak.requests.size(), kLeakRows);
+  for (std::size_t i = 0; i < shown; ++i) {
+    const PendingRequest& r = leak.requests[i];
+    table.add_row({leak_ring_cell(snap, r.ring), opcode_name(r.opcode), format_duration(r.age_ns),
+                   format_hex(r.user_data), std::string(request_where_name(r.where)),
+                   leak_state(r)});
+  }
+  // No records at all: the totals line is all there is to say.
+  if (shown == 0) return;
+  table.write(out);
+  // The BPF side records only the oldest few; the totals count them all.
+  uint64_t known = std::max<uint64_t>(total, leak.requests.size());
+  if (known > shown) out << "  ... and " << format_count(known - shown) << " more\n";
+}
+
+void render_workers(std::ostream& out, const Snapshot& snap, const std::vector<Finding>& findings) {
+  TextTable table({Align::Left, Align::Right}, "", 1);
+  for (const ProcessWorkers& w : snap.workers) {
+    if (w.distinct == 0) continue;
+    std::string comm;
+    for (const Ring& ring : snap.rings) {
+      if (ring.pid == w.pid && !ring.comm.empty()) {
+        comm = ring.comm;
+        break;
+      }
+    }
+    std::string label = fmt::format("io-wq workers: pid {}", w.pid);
+    if (!comm.empty()) label += " (" + comm + ")";
+    bool marked = std::any_of(findings.begin(), findings.end(), [&](const Finding& f) {
+      return workers_finding_concerns(snap, f, w.pid);
+    });
+    table.add_row({label + ":", format_count(w.distinct)}, marker_if(marked));
+  }
+  table.write(out);
+}
+
+}  // namespace uringscope
