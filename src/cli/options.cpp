@@ -120,8 +120,8 @@ struct Raw {
 };
 
 // The first half of --help, in the order it prints: what to watch, for how long, and
-// the machine-readable outputs.
-void add_target_options(CLI::App& app, Options& opts, Raw& raw) {
+// the saved reports.
+void add_run_options(CLI::App& app, Options& opts, Raw& raw) {
   app.add_flag("-h,--help", opts.help, "Print this help and exit");
   app.add_option("-p,--pid", raw.pid_text, "Attach to running processes (comma-separated)")
       ->type_name("PID[,PID]");
@@ -245,7 +245,7 @@ Options parse_options(int argc, const char* const* argv) {
   app.prefix_command();  // the first word that is not an option starts CMD
   app.set_help_flag();   // we print help ourselves (no exit from inside the parser)
   Raw raw;
-  add_target_options(app, opts, raw);
+  add_run_options(app, opts, raw);
   add_view_options(app, opts, raw);
 
   Normalised normalised = normalise_json_flag(std::vector<std::string>(argv + 1, argv + argc));

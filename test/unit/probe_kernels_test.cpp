@@ -180,6 +180,17 @@ TEST_P(ProbeKernelRange, FeatureDetails) {
   for (const Detail& d : c.detail_has) EXPECT_TRUE(contains(feature(s, d.feature).detail, d.text));
 }
 
+// The choosers name their programs beside the shapes they read; the table must agree, or
+// the loader would switch off the wrong feature when one fails.
+TEST_P(ProbeKernelRange, EveryProgramServesTheFeatureThatChoseIt) {
+  const auto s = probe(GetParam().build());
+  for (const std::string& program : s.programs) {
+    const auto id = feature_of_program(program);
+    ASSERT_TRUE(id.has_value()) << program;
+    EXPECT_TRUE(feature(s, feature_name(*id)).enabled) << program;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Kernels, ProbeKernelRange, testing::ValuesIn(kKernels),
                          [](const testing::TestParamInfo<KernelCase>& info) {
                            return std::string(info.param.name);
