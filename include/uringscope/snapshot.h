@@ -5,10 +5,12 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "uringscope/features.h"
 #include "uringscope/histogram.h"
 
 namespace uringscope {
@@ -172,8 +174,9 @@ struct Ring {
   bool operator==(const Ring&) const = default;
 };
 
+// One row of the feature table as observed on this kernel, in kFeatures order.
 struct FeatureState {
-  std::string name;     // e.g. "submit"
+  std::string name;     // feature_name(): also the JSON key, so a string, not a FeatureId
   bool enabled = false;
   std::string detail;   // the variant in use, or why the feature is off
 
@@ -182,11 +185,19 @@ struct FeatureState {
 
 struct KernelInfo {
   std::string release;
-  std::string tier;     // "full" | "legacy"
+  std::optional<Tier> tier;  // Full or Legacy in a run; unset where no probe ran
   std::vector<FeatureState> features;
 
   bool operator==(const KernelInfo&) const = default;
 };
+
+// What a missing row means: the probe always lists every feature, so in a run a missing
+// row is off; hand-built snapshots and old baselines may have no rows at all, and a rule
+// must not read "not recorded" as "not measured".
+enum class IfAbsent { Off, On };
+// Whether the feature's row says it is on: the one way the CLI and the rules ask.
+bool feature_on(const std::vector<FeatureState>& features, FeatureId id,
+                IfAbsent if_absent = IfAbsent::Off);
 
 enum class TargetMode { Command, Pid, All };
 

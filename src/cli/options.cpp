@@ -100,6 +100,139 @@ Normalised normalise_json_flag(std::vector<std::string> args) {
   return out;
 }
 
+// What CLI11 fills in before the values are checked and moved into Options, and the
+// options whose presence matters (count() > 0).
+struct Raw {
+  std::string pid_text, json_path, fail_on_text, baseline_path, diff_path, metrics_spec,
+      trace_path;
+  double duration = 0;
+  double interval = 0;
+  std::vector<std::string> filters;
+  CLI::Option* duration_opt = nullptr;
+  CLI::Option* json_opt = nullptr;
+  CLI::Option* leak_opt = nullptr;
+  CLI::Option* fail_on_opt = nullptr;
+  CLI::Option* baseline_opt = nullptr;
+  CLI::Option* diff_opt = nullptr;
+  CLI::Option* interval_opt = nullptr;
+  CLI::Option* metrics_opt = nullptr;
+  CLI::Option* trace_opt = nullptr;
+};
+
+// The first half of --help, in the order it prints: what to watch, for how long, and
+// the saved reports.
+void add_run_options(CLI::App& app, Options& opts, Raw& raw) {
+  app.add_flag("-h,--help", opts.help, "Print this help and exit");
+  app.add_option("-p,--pid", raw.pid_text, "Attach to running processes (comma-separated)")
+      ->type_name("PID[,PID]");
+  app.add_flag("-a,--all", opts.all, "Trace every process using io_uring");
+  raw.duration_opt =
+      app.add_option("-d,--duration", raw.duration,
+                     "Observation window in seconds (with CMD: stop watching after it)")
+          ->type_name("SECONDS");
+  raw.json_opt = app.add_option("--json", raw.json_path,
+                                "JSON report (schema 2) to FILE, or stdout when FILE is "
+                                "omitted or '-' (the text report then goes to stderr)")
+                     ->type_name("[=FILE]");
+  raw.leak_opt =
+      app.add_option("--leak-age", opts.leak_age_s,
+                     "Requests in flight longer than this when the window ends are "
+                     "reported as leaked (or as waiting, for ops that wait on events); "
+                     "default 0.5")
+          ->type_name("SECONDS");
+  raw.fail_on_opt =
+      app.add_option("--fail-on", raw.fail_on_text,
+                     "Exit 3 when a finding at or above this severity exists (TOOL and "
+                     "NODATA never count)")
+          ->type_name("info|warn|crit");
+  raw.baseline_opt =
+      app.add_option("--baseline", raw.baseline_path, "Save this run's JSON report to FILE")
+          ->type_name("FILE");
+  raw.diff_opt = app.add_option("--diff", raw.diff_path,
+                                "Compare this run with a saved JSON report and print the "
+                                "changes (also as \"diff\" in --json)")
+                     ->type_name("FILE");
+}
+
+// The second half of --help: the text report's shape, live outputs, and the rest.
+void add_view_options(CLI::App& app, Options& opts, Raw& raw) {
+  app.add_flag("-c,--compact", opts.compact,
+               "Compact report: one per-op table over all rings, and the findings");
+  app.add_option("-e", raw.filters,
+                 "Display filter for the text report: op=NAME[,NAME], punt or error "
+                 "(repeatable; conditions combine)")
+      ->type_name("EXPR");
+  app.add_flag("--no-findings", opts.no_findings, "Numbers only: no findings are evaluated");
+  app.add_flag("-f,--follow", opts.follow,
+               "Follow children: processes the targets fork become targets too");
+  raw.interval_opt =
+      app.add_option("-i,--interval", raw.interval,
+                     "Live mode: per-op deltas every SECONDS, then the full report")
+          ->type_name("SECONDS");
+  raw.metrics_opt =
+      app.add_option("--metrics", raw.metrics_spec,
+                     "Serve OpenMetrics at http://[ADDR]:PORT/metrics while running "
+                     "(':PORT' listens on every interface, 'PORT' on loopback)")
+          ->type_name("[ADDR]:PORT");
+  raw.trace_opt =
+      app.add_option("--trace", raw.trace_path,
+                     "Write a per-request timeline (Chrome trace JSON, opens in Perfetto)")
+          ->type_name("FILE");
+  app.add_flag("--list-ops", opts.list_ops,
+               "The io_uring opcode table, marking which ops this kernel has");
+  app.add_flag("-v,--verbose", opts.verbose, "Show libbpf and BPF verifier messages");
+  app.add_flag("--keep-root", opts.keep_root,
+               "Under sudo, run CMD as root instead of as the invoking user");
+  app.add_flag("--version", opts.version,
+               "Version, kernel release, support tier and per-feature status");
+}
+
+// The command, the targets and the window, in the order their errors are reported.
+void check_window(const CLI::App& app, const Raw& raw, bool command_after_dashes, Options& opts) {
+  opts.command = app.remaining();
+  if (!opts.command.empty() && opts.command.front() == "--") opts.command.erase(opts.command.begin());
+  // prefix_command() hands an unknown option over as if it started the command.
+  if (!opts.command.empty() && !command_after_dashes && opts.command.front().size() > 1 &&
+      opts.command.front()[0] == '-') {
+    throw UsageError(fmt::format("unknown option {}", opts.command.front()));
+  }
+  if (!raw.pid_text.empty()) opts.pids = parse_pid_list(raw.pid_text);
+  if (raw.duration_opt->count()) {
+    if (!std::isfinite(raw.duration) || raw.duration <= 0) {
+      throw UsageError("-d wants a positive number of seconds");
+    }
+    opts.duration_s = raw.duration;
+  }
+  if (raw.leak_opt->count() && !(std::isfinite(opts.leak_age_s) && opts.leak_age_s >= 0)) {
+    throw UsageError("--leak-age wants a number of seconds, 0 or more");
+  }
+}
+
+void check_outputs(const Raw& raw, Options& opts) {
+  if (raw.fail_on_opt->count()) {
+    opts.fail_on = parse_fail_on(raw.fail_on_text);
+    if (!opts.fail_on) throw UsageError("--fail-on wants info, warn or crit");
+    if (opts.no_findings) {
+      throw UsageError("--fail-on needs findings: it cannot be combined with --no-findings");
+    }
+  }
+  if (raw.baseline_opt->count()) opts.baseline_out = raw.baseline_path;
+  if (raw.diff_opt->count()) opts.diff_against = raw.diff_path;
+  opts.display_filter = parse_display_filter(raw.filters);
+  if (raw.interval_opt->count()) {
+    if (!std::isfinite(raw.interval) || raw.interval < 0.05) {
+      throw UsageError("-i wants an interval of at least 0.05 seconds");
+    }
+    opts.interval_s = raw.interval;
+  }
+  // A malformed address fails here, before anything is attached.
+  if (raw.metrics_opt->count()) opts.metrics = parse_listen_address(raw.metrics_spec);
+  if (raw.trace_opt->count()) {
+    if (raw.trace_path.empty()) throw UsageError("--trace wants a file name");
+    opts.trace = raw.trace_path;
+  }
+}
+
 }  // namespace
 
 Options parse_options(int argc, const char* const* argv) {
@@ -111,74 +244,9 @@ Options parse_options(int argc, const char* const* argv) {
   app.footer(kExamples);
   app.prefix_command();  // the first word that is not an option starts CMD
   app.set_help_flag();   // we print help ourselves (no exit from inside the parser)
-
-  std::string pid_text;
-  double duration = 0;
-  std::string json_path;
-  app.add_flag("-h,--help", opts.help, "Print this help and exit");
-  app.add_option("-p,--pid", pid_text, "Attach to running processes (comma-separated)")
-      ->type_name("PID[,PID]");
-  app.add_flag("-a,--all", opts.all, "Trace every process using io_uring");
-  auto* duration_opt =
-      app.add_option("-d,--duration", duration,
-                     "Observation window in seconds (with CMD: stop watching after it)")
-          ->type_name("SECONDS");
-  auto* json_opt = app.add_option("--json", json_path,
-                                  "JSON report (schema 2) to FILE, or stdout when FILE is "
-                                  "omitted or '-' (the text report then goes to stderr)")
-                       ->type_name("[=FILE]");
-  auto* leak_opt =
-      app.add_option("--leak-age", opts.leak_age_s,
-                     "Requests in flight longer than this when the window ends are "
-                     "reported as leaked (or as waiting, for ops that wait on events); "
-                     "default 0.5")
-          ->type_name("SECONDS");
-  std::string fail_on_text;
-  auto* fail_on_opt =
-      app.add_option("--fail-on", fail_on_text,
-                     "Exit 3 when a finding at or above this severity exists (TOOL and "
-                     "NODATA never count)")
-          ->type_name("info|warn|crit");
-  std::string baseline_path, diff_path;
-  auto* baseline_opt =
-      app.add_option("--baseline", baseline_path, "Save this run's JSON report to FILE")
-          ->type_name("FILE");
-  auto* diff_opt = app.add_option("--diff", diff_path,
-                                  "Compare this run with a saved JSON report and print the "
-                                  "changes (also as \"diff\" in --json)")
-                       ->type_name("FILE");
-  app.add_flag("-c,--compact", opts.compact,
-               "Compact report: one per-op table over all rings, and the findings");
-  std::vector<std::string> filters;
-  app.add_option("-e", filters,
-                 "Display filter for the text report: op=NAME[,NAME], punt or error "
-                 "(repeatable; conditions combine)")
-      ->type_name("EXPR");
-  app.add_flag("--no-findings", opts.no_findings, "Numbers only: no findings are evaluated");
-  app.add_flag("-f,--follow", opts.follow,
-               "Follow children: processes the targets fork become targets too");
-  double interval = 0;
-  auto* interval_opt =
-      app.add_option("-i,--interval", interval,
-                     "Live mode: per-op deltas every SECONDS, then the full report")
-          ->type_name("SECONDS");
-  std::string metrics_spec, trace_path;
-  auto* metrics_opt =
-      app.add_option("--metrics", metrics_spec,
-                     "Serve OpenMetrics at http://[ADDR]:PORT/metrics while running "
-                     "(':PORT' listens on every interface, 'PORT' on loopback)")
-          ->type_name("[ADDR]:PORT");
-  auto* trace_opt =
-      app.add_option("--trace", trace_path,
-                     "Write a per-request timeline (Chrome trace JSON, opens in Perfetto)")
-          ->type_name("FILE");
-  app.add_flag("--list-ops", opts.list_ops,
-               "The io_uring opcode table, marking which ops this kernel has");
-  app.add_flag("-v,--verbose", opts.verbose, "Show libbpf and BPF verifier messages");
-  app.add_flag("--keep-root", opts.keep_root,
-               "Under sudo, run CMD as root instead of as the invoking user");
-  app.add_flag("--version", opts.version,
-               "Version, kernel release, support tier and per-feature status");
+  Raw raw;
+  add_run_options(app, opts, raw);
+  add_view_options(app, opts, raw);
 
   Normalised normalised = normalise_json_flag(std::vector<std::string>(argv + 1, argv + argc));
   // CLI11 takes the words in reverse order.
@@ -189,52 +257,11 @@ Options parse_options(int argc, const char* const* argv) {
     throw UsageError(e.what());
   }
   opts.help_text = app.help();
-  if (json_opt->count()) opts.json = json_path.empty() ? "-" : json_path;
+  if (raw.json_opt->count()) opts.json = raw.json_path.empty() ? "-" : raw.json_path;
   if (opts.help || opts.version || opts.list_ops) return opts;
 
-  opts.command = app.remaining();
-  if (!opts.command.empty() && opts.command.front() == "--") opts.command.erase(opts.command.begin());
-  // prefix_command() hands an unknown option over as if it started the command.
-  if (!opts.command.empty() && !normalised.command_after_dashes &&
-      opts.command.front().size() > 1 && opts.command.front()[0] == '-') {
-    throw UsageError(fmt::format("unknown option {}", opts.command.front()));
-  }
-  if (!pid_text.empty()) opts.pids = parse_pid_list(pid_text);
-  if (duration_opt->count()) {
-    if (!std::isfinite(duration) || duration <= 0) {
-      throw UsageError("-d wants a positive number of seconds");
-    }
-    opts.duration_s = duration;
-  }
-  if (leak_opt->count() && !(std::isfinite(opts.leak_age_s) && opts.leak_age_s >= 0)) {
-    throw UsageError("--leak-age wants a number of seconds, 0 or more");
-  }
-
-  if (fail_on_opt->count()) {
-    opts.fail_on = parse_fail_on(fail_on_text);
-    if (!opts.fail_on) throw UsageError("--fail-on wants info, warn or crit");
-    if (opts.no_findings) {
-      throw UsageError("--fail-on needs findings: it cannot be combined with --no-findings");
-    }
-  }
-  if (baseline_opt->count()) opts.baseline_out = baseline_path;
-  if (diff_opt->count()) opts.diff_against = diff_path;
-  opts.display_filter = parse_display_filter(filters);
-  if (interval_opt->count()) {
-    if (!std::isfinite(interval) || interval < 0.05) {
-      throw UsageError("-i wants an interval of at least 0.05 seconds");
-    }
-    opts.interval_s = interval;
-  }
-  if (metrics_opt->count()) {
-    parse_listen_address(metrics_spec);  // a malformed address fails here, before attaching
-    opts.metrics = metrics_spec;
-  }
-  if (trace_opt->count()) {
-    if (trace_path.empty()) throw UsageError("--trace wants a file name");
-    opts.trace = trace_path;
-  }
-
+  check_window(app, raw, normalised.command_after_dashes, opts);
+  check_outputs(raw, opts);
   const int targets = !opts.command.empty() + !opts.pids.empty() + opts.all;
   if (targets == 0) throw UsageError("nothing to trace: give a command, -p PID or -a");
   if (targets > 1) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "uringscope/findings.h"
+#include "metrics/metrics.h"
 #include "report/views.h"
 
 namespace uringscope {
@@ -29,7 +30,7 @@ struct Options {
   bool list_ops = false;             // --list-ops
   bool follow = false;               // -f: children of the targets become targets
   std::optional<double> interval_s;  // -i: live per-interval deltas
-  std::optional<std::string> metrics;  // --metrics [ADDR]:PORT (checked when parsed)
+  std::optional<ListenAddress> metrics;  // --metrics [ADDR]:PORT, parsed
   std::optional<std::string> trace;  // --trace FILE: per-request timeline
   bool version = false;              // --version
   bool help = false;                 // -h/--help (help_text holds the text)

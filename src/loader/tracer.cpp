@@ -8,11 +8,12 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <set>
-#include <chrono>
-#include <thread>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <optional>
+#include <set>
+#include <thread>
 
 #include "util/error.h"
 #include "loader/libbpf_log.h"
@@ -91,6 +92,26 @@ std::string rejected_program(const std::string& log) {
   return {};
 }
 
+// Programs only some runs need (the table's `need`): loading them otherwise would cost
+// every run something.
+bool needed_by_this_run(const std::string& program, const TracerConfig& config) {
+  const auto feature = feature_of_program(program);
+  if (!feature) return true;
+  switch (feature_spec(*feature).need) {
+    case FeatureNeed::Trace:
+      return config.trace;
+    case FeatureNeed::Follow:
+      return config.follow;
+    case FeatureNeed::EveryRun:
+      break;
+  }
+  return true;
+}
+
+bool required(const std::optional<FeatureId>& feature) {
+  return feature && feature_spec(*feature).required;
+}
+
 }  // namespace
 
 void Tracer::SkeletonDeleter::operator()(uringscope_bpf* skel) const {
@@ -101,37 +122,6 @@ void Tracer::LinkDeleter::operator()(bpf_link* link) const { bpf_link__destroy(l
 
 void Tracer::RingBufferDeleter::operator()(ring_buffer* rb) const { ring_buffer__free(rb); }
 
-// Programs only some runs need: loading them otherwise would cost every run something.
-bool needed_by_this_run(const std::string& program, const TracerConfig& config) {
-  if (program == "usc_file_get") return config.trace;
-  if (program == "usc_fork") return config.follow;
-  return true;
-}
-
-bool required_feature(const std::string& feature) {
-  return feature == "submit" || feature == "complete";
-}
-
-std::string feature_of_program(const std::string& program) {
-  if (program.rfind("usc_sub", 0) == 0) return "submit";
-  if (program == "usc_cqe_ovf") return "overflow";
-  if (program.rfind("usc_cqe", 0) == 0) return "complete";
-  if (program.rfind("usc_punt", 0) == 0) return "punt";
-  if (program == "usc_create") return "create";
-  if (program == "usc_enter" || program == "usc_enter_fentry") return "enter";
-  if (program == "usc_ring_fds") return "fd_walk";
-  if (program.rfind("usc_poll_arm", 0) == 0) return "poll_arm";
-  if (program == "usc_task_add") return "task_add";
-  if (program == "usc_tw_run") return "task_work";
-  if (program == "usc_local_tw") return "local_work";
-  if (program == "usc_short_write") return "short_write";
-  if (program == "usc_req_failed") return "req_failed";
-  if (program == "usc_sched") return "io_threads";
-  if (program == "usc_file_get") return "file_get";
-  if (program == "usc_fork") return "fork";
-  return program;
-}
-
 Tracer::Tracer(const KernelSupport& support, const TracerConfig& config) : config_(config) {
   const TableSizes& sizes = config.sizes;
   if (!is_power_of_two(sizes.inflight_buckets) || !is_power_of_two(sizes.udata_slots)) {
@@ -140,57 +130,8 @@ Tracer::Tracer(const KernelSupport& support, const TracerConfig& config) : confi
   if (config.trace && (!is_power_of_two(config.trace_bytes) || config.trace_bytes < 4096)) {
     throw Error("the trace buffer size must be a power of two of at least 4096 bytes");
   }
-  // A kernel the probe did not foresee may still reject one program. An optional one
-  // costs its feature, never the run: leave it out and load again (libbpf loads an
-  // object all or nothing). Each round drops one program, so this ends.
-  std::set<std::string> left_out;
-  for (;;) {
-    open_configured(support, left_out);
-    libbpf_log_clear();
-    const int err = uringscope_bpf__load(skel_.get());
-    if (err == 0) break;
-    const std::string log = libbpf_log_text();
-    const std::string rejected = rejected_program(log);
-    // The fentry way into io_uring_enter has the tracepoint behind it, so its refusal
-    // (a kernel without trampolines answers EPERM or ENOTSUPP, not a verifier log) costs
-    // the feature nothing: a note, not a rejection.
-    if (rejected == kEnterFentry && !left_out.count(rejected) && wants(support, kEnterTracepoint)) {
-      enter_fallback_ = fmt::format("fentry not loadable: {}", strerror(-err));
-      left_out.insert(rejected);
-      continue;
-    }
-    const bool verifier_spoke = log.find("PROG LOAD LOG") != std::string::npos;
-    if (!verifier_spoke && (err == -EPERM || err == -EACCES)) {
-      throw Error(fmt::format(
-          "the kernel refused to load the BPF programs ({}): uringscope needs CAP_BPF and "
-          "CAP_PERFMON (or root); {}",
-          strerror(-err), libbpf_log_summary()));
-    }
-    const std::string feature = feature_of_program(rejected);
-    if (rejected.empty() || required_feature(feature) || left_out.count(rejected)) {
-      throw Error(fmt::format("the BPF verifier rejected uringscope's programs: {} (run with -v "
-                              "for the full log)",
-                              libbpf_log_summary()));
-    }
-    rejections_.push_back(
-        {rejected, feature, fmt::format("rejected by this kernel's verifier: {}", libbpf_log_summary())});
-    left_out.insert(rejected);
-  }
-  if (config.trace) {
-    trace_rb_.reset(ring_buffer__new(
-        bpf_map__fd(skel_->maps.trace_rb),
-        [](void* self, void* data, size_t size) {
-          auto* tracer = static_cast<Tracer*>(self);
-          if (size >= sizeof(us_trace_event) && tracer->trace_sink_) {
-            (*tracer->trace_sink_)(*static_cast<const us_trace_event*>(data));
-          }
-          // A negative return stops ring_buffer__consume() after this record (already
-          // consumed): the drain's budget is spent, the rest waits for the next one.
-          return --tracer->drain_budget_ > 0 ? 0 : -1;
-        },
-        this, nullptr));
-    if (!trace_rb_) throw Error(fmt::format("cannot read the trace buffer: {}", strerror(errno)));
-  }
+  load(support);
+  if (config.trace) open_trace_buffer();
   bpf_program* prog;
   bpf_object__for_each_program(prog, skel_->obj) {
     if (!bpf_program__autoload(prog)) continue;
@@ -198,6 +139,65 @@ Tracer::Tracer(const KernelSupport& support, const TracerConfig& config) : confi
     uint32_t len = sizeof info;
     if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) == 0) prog_ids_.push_back(info.id);
   }
+}
+
+// A kernel the probe did not foresee may still reject one program. An optional one
+// costs its feature, never the run: leave it out and load again (libbpf loads an
+// object all or nothing). Each round drops one program, so this ends.
+void Tracer::load(const KernelSupport& support) {
+  std::set<std::string> left_out;
+  for (;;) {
+    open_configured(support, left_out);
+    libbpf_log_clear();
+    const int err = uringscope_bpf__load(skel_.get());
+    if (err == 0) return;
+    left_out.insert(program_to_leave_out(err, support, left_out));
+  }
+}
+
+std::string Tracer::program_to_leave_out(int err, const KernelSupport& support,
+                                         const std::set<std::string>& left_out) {
+  const std::string log = libbpf_log_text();
+  const std::string rejected = rejected_program(log);
+  // The fentry way into io_uring_enter has the tracepoint behind it, so its refusal
+  // (a kernel without trampolines answers EPERM or ENOTSUPP, not a verifier log) costs
+  // the feature nothing: a note, not a rejection.
+  if (rejected == kEnterFentry && !left_out.count(rejected) && wants(support, kEnterTracepoint)) {
+    enter_fallback_ = fmt::format("fentry not loadable: {}", strerror(-err));
+    return rejected;
+  }
+  const bool verifier_spoke = log.find("PROG LOAD LOG") != std::string::npos;
+  if (!verifier_spoke && (err == -EPERM || err == -EACCES)) {
+    throw Error(fmt::format(
+        "the kernel refused to load the BPF programs ({}): uringscope needs CAP_BPF and "
+        "CAP_PERFMON (or root); {}",
+        strerror(-err), libbpf_log_summary()));
+  }
+  const auto feature = feature_of_program(rejected);
+  if (rejected.empty() || required(feature) || left_out.count(rejected)) {
+    throw Error(fmt::format("the BPF verifier rejected uringscope's programs: {} (run with -v "
+                            "for the full log)",
+                            libbpf_log_summary()));
+  }
+  rejections_.push_back(
+      {rejected, feature, fmt::format("rejected by this kernel's verifier: {}", libbpf_log_summary())});
+  return rejected;
+}
+
+void Tracer::open_trace_buffer() {
+  trace_rb_.reset(ring_buffer__new(
+      bpf_map__fd(skel_->maps.trace_rb),
+      [](void* self, void* data, size_t size) {
+        auto* tracer = static_cast<Tracer*>(self);
+        if (size >= sizeof(us_trace_event) && tracer->trace_sink_) {
+          (*tracer->trace_sink_)(*static_cast<const us_trace_event*>(data));
+        }
+        // A negative return stops ring_buffer__consume() after this record (already
+        // consumed): the drain's budget is spent, the rest waits for the next one.
+        return --tracer->drain_budget_ > 0 ? 0 : -1;
+      },
+      this, nullptr));
+  if (!trace_rb_) throw Error(fmt::format("cannot read the trace buffer: {}", strerror(errno)));
 }
 
 Tracer::~Tracer() {
@@ -304,7 +304,7 @@ bool Tracer::attach_enter(std::vector<AttachFailure>& failures) {
   }
   const std::string why = strerror(errno);
   if (!tracepoint_loaded) {
-    failures.push_back({kEnterFentry, "enter", fmt::format("did not attach: {}", why)});
+    failures.push_back({kEnterFentry, FeatureId::Enter, fmt::format("did not attach: {}", why)});
     return true;  // nothing else to try
   }
   enter_detail_ = fmt::format(
@@ -325,10 +325,10 @@ std::vector<AttachFailure> Tracer::attach() {
     bpf_link* link = bpf_program__attach(prog);
     if (!link) {
       const int err = errno;
-      const std::string feature = feature_of_program(name);
-      if (required_feature(feature)) {
-        throw Error(fmt::format("cannot attach {} ({} tracepoint): {}", name, feature,
-                                strerror(err)));
+      const auto feature = feature_of_program(name);
+      if (required(feature)) {
+        throw Error(fmt::format("cannot attach {} ({} tracepoint): {}", name,
+                                feature_name(*feature), strerror(err)));
       }
       failures.push_back({name, feature, fmt::format("did not attach: {}", strerror(err))});
       continue;

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "loader/load_outcome.h"
 #include "probe/probe.h"
 #include "uringscope/raw_tables.h"
 
@@ -36,13 +37,6 @@ struct TracerConfig {
   bool trace = false;          // --trace: stream per-request records
   uint32_t trace_bytes = US_DEFAULT_TRACE_BYTES;  // ring buffer size, a power of two
   bool follow = false;         // -f: children forked by targets become targets
-};
-
-// A program that loaded but would not attach: its feature is off for this run.
-struct AttachFailure {
-  std::string program;
-  std::string feature;
-  std::string error;
 };
 
 class Tracer {
@@ -101,7 +95,13 @@ class Tracer {
   const std::function<void(const us_trace_event&)>* trace_sink_ = nullptr;
   int64_t drain_budget_ = 0;
   std::vector<std::unique_ptr<bpf_link, LinkDeleter>> links_;
+  void load(const KernelSupport& support);
+  // The program the next load leaves out after failing with `err`; throws when the run
+  // cannot do without it.
+  std::string program_to_leave_out(int err, const KernelSupport& support,
+                                   const std::set<std::string>& left_out);
   void open_configured(const KernelSupport& support, const std::set<std::string>& left_out);
+  void open_trace_buffer();
   // Returns true when io_uring_enter is covered (or cannot be) without the tracepoint.
   bool attach_enter(std::vector<AttachFailure>& failures);
 
@@ -111,10 +111,5 @@ class Tracer {
   std::string enter_detail_;
   TracerConfig config_;
 };
-
-// The feature a BPF program serves (program names follow usc_<feature...>).
-std::string feature_of_program(const std::string& program);
-// Features without which there is no run: submit and complete.
-bool required_feature(const std::string& feature);
 
 }  // namespace uringscope

@@ -203,7 +203,7 @@ void render_globals(Writer& w, const Snapshot& snap) {
 
   w.begin({"uringscope_kernel", Type::Info, "",
            "The traced kernel's release and uringscope's support tier on it."});
-  w.value({{"release", snap.kernel.release}, {"tier", snap.kernel.tier}}, 1);
+  w.value({{"release", snap.kernel.release}, {"tier", std::string(tier_name(snap.kernel.tier))}}, 1);
 
   w.begin({"uringscope_feature_enabled", Type::Gauge, "",
            "1 when the tracing feature works on this kernel, 0 when it is off (see "

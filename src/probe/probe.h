@@ -19,9 +19,6 @@ struct btf;  // libbpf
 
 namespace uringscope {
 
-enum class Tier { Full, Legacy, Unsupported };
-std::string_view tier_name(Tier tier);  // "full" | "legacy" | "unsupported"
-
 // Which shape each re-prototyped tracepoint has on this kernel.
 enum class SubmitShape {
   None,

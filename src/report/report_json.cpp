@@ -77,7 +77,7 @@ nlohmann::ordered_json kernel_json(const KernelInfo& kernel) {
     detail[f.name] = f.detail;
   }
   return Json{{"release", kernel.release},
-              {"tier", kernel.tier},
+              {"tier", std::string(tier_name(kernel.tier))},
               {"features", std::move(features)},
               {"feature_detail", std::move(detail)}};
 }

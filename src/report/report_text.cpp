@@ -84,7 +84,7 @@ void render_text_header(std::ostream& out, const Snapshot& snap) {
   std::vector<std::string> facts{format_duration(snap.wall_ns)};
   if (snap.ncpus > 0) facts.push_back(fmt::format("{} cpu{}", snap.ncpus, snap.ncpus == 1 ? "" : "s"));
   if (!snap.kernel.release.empty()) facts.push_back("kernel " + snap.kernel.release);
-  if (!snap.kernel.tier.empty()) facts.push_back("tier " + snap.kernel.tier);
+  if (snap.kernel.tier) facts.push_back("tier " + std::string(tier_name(*snap.kernel.tier)));
   std::string title = fmt::format("uringscope report ({})", fmt::join(facts, ", "));
   out << title << '\n' << std::string(title.size(), '=') << '\n';
   out << target_line(snap.target) << '\n';

@@ -15,25 +15,13 @@
 
 namespace uringscope::rules {
 
-namespace {
-
-// Whether the kernel feature that fills a counter was on: a rule must not read "off" as
-// "zero". Snapshots without feature rows (hand-built ones, old baselines) count as on.
-bool feature_on(const Snapshot& snapshot, std::string_view name) {
-  for (const FeatureState& f : snapshot.kernel.features) {
-    if (f.name == name) return f.enabled;
-  }
-  return true;
-}
-
-}  // namespace
-
 // With IORING_SETUP_DEFER_TASKRUN a completion is queued as local task work and posted
 // only when the submitting thread enters the kernel to wait for completions. Work that
 // never runs, or waits long, means that thread is not entering.
 void rule_defer_tw(const Snapshot& snapshot, std::vector<Finding>& out) {
   // Without the local-work tracepoint every run would look like one that never happened.
-  if (!feature_on(snapshot, "local_work")) return;
+  // A snapshot without feature rows (hand-built, an old baseline) counts it as on.
+  if (!feature_on(snapshot.kernel.features, FeatureId::LocalWork, IfAbsent::On)) return;
   const double lag_ns = thr(ThresholdId::DeferTwMaxLag) * kNsPerMs;
   for (const Ring& ring : snapshot.rings) {
     if (!(ring.setup_flags & kSetupDeferTaskrun)) continue;

@@ -37,7 +37,7 @@ Snapshot baseline_fixture() {
   s.wall_ns = 10'000'000'000;
   s.ncpus = 4;
   s.kernel.release = "6.18.44";
-  s.kernel.tier = "full";
+  s.kernel.tier = Tier::Full;
   s.target.mode = TargetMode::Command;
   s.target.command = {"./app", "--fast"};
 

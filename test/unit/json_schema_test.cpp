@@ -134,7 +134,7 @@ Snapshot empty_snapshot() {
   s.wall_ns = 10'000'000'000;
   s.ncpus = 4;
   s.kernel.release = "6.1.0-21-amd64";
-  s.kernel.tier = "legacy";
+  s.kernel.tier = Tier::Legacy;
   s.target.mode = TargetMode::Command;
   s.target.command = {"./idle"};
   s.target.pids = {4100};
@@ -145,7 +145,7 @@ Snapshot empty_snapshot() {
 // edges of their types (user_data above INT64_MAX, a catch-all ring with no fd or pid).
 Snapshot leak_snapshot() {
   Snapshot s = empty_snapshot();
-  s.kernel.tier = "full";
+  s.kernel.tier = Tier::Full;
   s.kernel.features = {{"submit", true, "io_uring_submit_req"},
                        {"local_work", false, "io_uring_local_work_run missing"}};
   s.target.mode = TargetMode::All;

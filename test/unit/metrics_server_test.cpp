@@ -40,7 +40,7 @@ Snapshot small_snapshot(uint64_t submitted = 42) {
   s.tool_version = "1.2.3";
   s.wall_ns = 1'000'000'000;
   s.kernel.release = "6.18.0";
-  s.kernel.tier = "full";
+  s.kernel.tier = Tier::Full;
   Ring r;
   r.id = 0;
   r.pid = 7;

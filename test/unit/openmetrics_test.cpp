@@ -300,7 +300,7 @@ Snapshot fixture() {
   s.tool_version = "9.8.7";
   s.wall_ns = 2'500'000'000;  // 2.5 s
   s.kernel.release = "6.18.44";
-  s.kernel.tier = "full";
+  s.kernel.tier = Tier::Full;
   s.kernel.features = {{"submit", true, "io_uring_submit_req"}, {"short_write", false, "missing"}};
   s.leak.threshold_ns = 500'000'000;
   s.leak.oldest_ns = 0;

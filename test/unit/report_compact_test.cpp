@@ -55,7 +55,7 @@ Snapshot fixture() {
   s.wall_ns = 12'400'000'000;
   s.ncpus = 4;
   s.kernel.release = "6.18.44";
-  s.kernel.tier = "full";
+  s.kernel.tier = Tier::Full;
   s.kernel.features = {{"submit", true, "io_uring_submit_req"}};
 
   Ring r0;

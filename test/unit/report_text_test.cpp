@@ -57,7 +57,7 @@ Snapshot report_fixture() {
   s.wall_ns = 12'400'000'000;
   s.ncpus = 8;
   s.kernel.release = "6.18.44";
-  s.kernel.tier = "full";
+  s.kernel.tier = Tier::Full;
   s.kernel.features = {{"submit", true, "io_uring_submit_req"},
                        {"punt", false, "io_uring_queue_async_work missing from BTF"}};
   s.target.mode = TargetMode::Pid;

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: MIT
+#include "cli/snapshot_source.h"
+
+#include <time.h>
+
+#include <algorithm>
+
+#include "os/ring_fds.h"
+#include "os/system.h"
+#include "snapshot/snapshot_builder.h"
+
+namespace uringscope {
+
+uint64_t monotonic_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+SnapshotSource::SnapshotSource(const Tracer& tracer, KernelInfo kernel, TargetInfo target,
+                               uint64_t start_ns, double leak_age_s)
+    : tracer_(tracer), kernel_(std::move(kernel)), target_(std::move(target)),
+      start_ns_(start_ns), leak_age_ns_(static_cast<uint64_t>(leak_age_s * 1e9)) {}
+
+Snapshot SnapshotSource::take(bool with_leaks, bool final_reading) const {
+  const uint64_t now = monotonic_ns();
+  SnapshotContext context{.tool_version = URINGSCOPE_VERSION,
+                          .wall_ns = now - start_ns_,
+                          .ncpus = online_cpus(),
+                          .kernel = kernel_,
+                          .target = target_,
+                          .end_ns = now,
+                          .leak_age_ns = leak_age_ns_};
+  Snapshot snap = build_snapshot(tracer_.read_tables(with_leaks), std::move(context));
+  if (final_reading) resolve_ring_fds_from_proc(snap.rings);
+  return snap;
+}
+
+void SnapshotSource::add_followed(const std::vector<uint32_t>& tgids) {
+  for (uint32_t tgid : tgids) {
+    if (std::find(target_.pids.begin(), target_.pids.end(), static_cast<int>(tgid)) ==
+        target_.pids.end()) {
+      target_.pids.push_back(static_cast<int>(tgid));
+    }
+  }
+}
+
+void Publication::publish(Snapshot snap) {
+  auto fresh = std::make_shared<const Snapshot>(std::move(snap));
+  std::lock_guard lock(mutex_);
+  latest_ = std::move(fresh);
+}
+
+std::shared_ptr<const Snapshot> Publication::latest() const {
+  std::lock_guard lock(mutex_);
+  return latest_;
+}
+
+}  // namespace uringscope

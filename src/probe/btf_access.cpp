@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: MIT
+#include "probe/btf_access.h"
+
+namespace uringscope {
+namespace {
+
+// Typedef chains in real BTF are a few links long; the cap only guards against a
+// corrupt (cyclic) chain turning the probe into an endless loop.
+constexpr int kMaxAliasDepth = 32;
+
+}  // namespace
+
+const btf_type* skip_aliases(const btf* vmlinux, __u32 id) {
+  for (int depth = 0; depth < kMaxAliasDepth; ++depth) {
+    const btf_type* type = btf__type_by_id(vmlinux, id);
+    if (type == nullptr) return nullptr;
+    if (!btf_is_typedef(type) && !btf_is_mod(type)) return type;
+    id = type->type;
+  }
+  return nullptr;
+}
+
+Prototype find_typedef_proto(const btf* vmlinux, const std::string& name) {
+  const int id = btf__find_by_name_kind(vmlinux, name.c_str(), BTF_KIND_TYPEDEF);
+  if (id <= 0) return {};
+  const btf_type* tdef = btf__type_by_id(vmlinux, static_cast<__u32>(id));
+  const btf_type* ptr = tdef ? skip_aliases(vmlinux, tdef->type) : nullptr;
+  if (ptr == nullptr || !btf_is_ptr(ptr)) return {Prototype::Status::Malformed};
+  const btf_type* proto = skip_aliases(vmlinux, ptr->type);
+  // Every tracepoint prototype starts with the void * of the probe data; without it the
+  // argument numbering would be off by one.
+  if (proto == nullptr || !btf_is_func_proto(proto) || btf_vlen(proto) == 0)
+    return {Prototype::Status::Malformed};
+  return {Prototype::Status::Found, proto, btf_vlen(proto) - 1};
+}
+
+Prototype find_tracepoint(const btf* vmlinux, std::string_view event) {
+  return find_typedef_proto(vmlinux, "btf_trace_io_uring_" + std::string(event));
+}
+
+unsigned int_arg_size(const btf* vmlinux, const Prototype& tp, int index) {
+  if (index < 0 || index >= tp.args) return 0;
+  const btf_param& param = btf_params(tp.proto)[index + 1];
+  const btf_type* type = skip_aliases(vmlinux, param.type);
+  return type != nullptr && btf_is_int(type) ? type->size : 0;
+}
+
+bool arg_points_to_struct(const btf* vmlinux, const Prototype& tp, int index,
+                          std::string_view name) {
+  if (index < 0 || index >= tp.args) return false;
+  const btf_type* ptr = skip_aliases(vmlinux, btf_params(tp.proto)[index + 1].type);
+  if (ptr == nullptr || !btf_is_ptr(ptr)) return false;
+  const btf_type* target = skip_aliases(vmlinux, ptr->type);
+  if (target == nullptr || !btf_is_struct(target)) return false;
+  const char* target_name = btf__name_by_offset(vmlinux, target->name_off);
+  return target_name != nullptr && name == target_name;
+}
+
+bool takes_only_pt_regs(const btf* vmlinux, const char* function) {
+  const int id = btf__find_by_name_kind(vmlinux, function, BTF_KIND_FUNC);
+  if (id <= 0) return false;
+  const btf_type* func = btf__type_by_id(vmlinux, static_cast<__u32>(id));
+  const btf_type* proto = func ? btf__type_by_id(vmlinux, func->type) : nullptr;
+  if (proto == nullptr || !btf_is_func_proto(proto) || btf_vlen(proto) != 1) return false;
+  const btf_type* ptr = skip_aliases(vmlinux, btf_params(proto)[0].type);
+  if (ptr == nullptr || !btf_is_ptr(ptr)) return false;
+  const btf_type* regs = skip_aliases(vmlinux, ptr->type);
+  return regs != nullptr && btf_is_struct(regs) &&
+         std::string_view(btf__name_by_offset(vmlinux, regs->name_off)) == "pt_regs";
+}
+
+}  // namespace uringscope

@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: MIT
+// One chooser per feature: reads the tracepoint's prototype in BTF and picks the BPF
+// program variant that reads that shape, or says why the feature is off.
+#pragma once
+
+#include "probe/choice.h"
+#include "probe/probe.h"
+
+namespace uringscope {
+
+// The spine: several shapes across kernels (spine_choosers.cpp).
+Choice<SubmitShape> choose_submit(const btf* vmlinux);
+Choice<CompleteShape> choose_complete(const btf* vmlinux);
+Choice<PuntShape> choose_punt(const btf* vmlinux);
+
+// io_uring events read in one or two shapes (event_choosers.cpp).
+Choice<bool> choose_create(const btf* vmlinux);
+Choice<bool> choose_overflow(const btf* vmlinux);
+Choice<bool> choose_poll_arm(const btf* vmlinux);
+Choice<bool> choose_task_add(const btf* vmlinux);
+Choice<bool> choose_task_work(const btf* vmlinux);
+Choice<bool> choose_local_work(const btf* vmlinux);
+Choice<bool> choose_short_write(const btf* vmlinux);
+Choice<bool> choose_req_failed(const btf* vmlinux);
+
+// Scheduler, syscall and iterator hooks, and file_get (host_choosers.cpp).
+Choice<bool> choose_io_threads(const btf* vmlinux);
+Choice<bool> choose_file_get(const btf* vmlinux);
+Choice<bool> choose_fork(const btf* vmlinux);
+Choice<bool> choose_fd_walk(const btf* vmlinux);
+Choice<bool> choose_enter(const btf* vmlinux, const ProbeEnvironment& env);
+
+}  // namespace uringscope

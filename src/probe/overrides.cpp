@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: MIT
+#include "probe/overrides.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "util/error.h"
+
+namespace uringscope {
+namespace {
+
+void drop_programs_of(KernelSupport& support, FeatureId feature) {
+  std::erase_if(support.programs,
+                [&](const std::string& p) { return feature_of_program(p) == feature; });
+}
+
+}  // namespace
+
+void force_programs(KernelSupport& support, const std::vector<std::string>& programs) {
+  for (const std::string& name : programs) {
+    if (const auto feature = feature_of_program(name)) drop_programs_of(support, *feature);
+    support.programs.push_back(name);
+  }
+}
+
+void skip_features(KernelSupport& support, const std::vector<std::string>& features) {
+  for (const std::string& name : features) {
+    const auto id = feature_by_name(name);
+    if (id && feature_spec(*id).required)
+      throw Error(fmt::format("URINGSCOPE_SKIP_FEATURES: '{}' is required and cannot be skipped", name));
+    auto row = std::find_if(support.features.begin(), support.features.end(),
+                            [&](const FeatureState& f) { return f.name == name; });
+    if (!id || row == support.features.end())
+      throw Error(fmt::format("URINGSCOPE_SKIP_FEATURES: no feature '{}' (uringscope --version lists them)", name));
+    row->enabled = false;
+    row->detail = "skipped (URINGSCOPE_SKIP_FEATURES)";
+    drop_programs_of(support, *id);
+  }
+}
+
+void check_runnable(const KernelSupport& support, bool follow) {
+  if (support.tier == Tier::Unsupported) {
+    std::string off;
+    for (const FeatureState& f : support.features) {
+      if (!f.enabled) off += fmt::format("\n  {}: {}", f.name, f.detail);
+    }
+    throw Error("this kernel's io_uring tracepoints are not usable:" + off);
+  }
+  if (follow && !feature_on(support.features, FeatureId::Fork)) {
+    throw Error("-f needs the sched_process_fork tracepoint, which this kernel lacks");
+  }
+}
+
+}  // namespace uringscope
