@@ -15,6 +15,37 @@
 
 namespace uringscope::rules {
 
+namespace {
+
+// What the ring's deferred task work did: never ran, or ran late (and maybe still waits).
+std::string defer_tw_message(const Ring& ring, bool never_ran, bool pending_long) {
+  const Counters& c = ring.counters;
+  std::string message;
+  if (never_ran) {
+    message = fmt::format(
+        "{} (DEFER_TASKRUN): {} completions were queued as task work but the ring's local "
+        "task work never ran in the window",
+        ring_label(ring), format_count(c.task_adds));
+    if (c.local_task_work_pending_ns)
+      message += fmt::format(", the oldest waiting for {} at the end",
+                             format_duration(c.local_task_work_pending_ns));
+  } else {
+    message = fmt::format(
+        "{} (DEFER_TASKRUN): completions queued as task work waited up to {} before the "
+        "submitting thread ran them",
+        ring_label(ring), format_duration(c.local_task_work_max_lag_ns));
+    if (pending_long)
+      message += fmt::format(", and work queued {} before the end was still waiting",
+                             format_duration(c.local_task_work_pending_ns));
+  }
+  message +=
+      ": they reach the CQ only when that thread enters io_uring_enter() to wait for "
+      "completions, so a program that only watches the CQ ring does not see them.";
+  return message;
+}
+
+}  // namespace
+
 // With IORING_SETUP_DEFER_TASKRUN a completion is queued as local task work and posted
 // only when the submitting thread enters the kernel to wait for completions. Work that
 // never runs, or waits long, means that thread is not entering.
@@ -37,27 +68,7 @@ void rule_defer_tw(const Snapshot& snapshot, std::vector<Finding>& out) {
         (static_cast<double>(c.local_task_work_max_lag_ns) >= lag_ns || pending_long);
     if (!never_ran && !lagged) continue;
 
-    std::string message;
-    if (never_ran) {
-      message = fmt::format(
-          "{} (DEFER_TASKRUN): {} completions were queued as task work but the ring's local "
-          "task work never ran in the window",
-          ring_label(ring), format_count(c.task_adds));
-      if (c.local_task_work_pending_ns)
-        message += fmt::format(", the oldest waiting for {} at the end",
-                               format_duration(c.local_task_work_pending_ns));
-    } else {
-      message = fmt::format(
-          "{} (DEFER_TASKRUN): completions queued as task work waited up to {} before the "
-          "submitting thread ran them",
-          ring_label(ring), format_duration(c.local_task_work_max_lag_ns));
-      if (pending_long)
-        message += fmt::format(", and work queued {} before the end was still waiting",
-                               format_duration(c.local_task_work_pending_ns));
-    }
-    message +=
-        ": they reach the CQ only when that thread enters io_uring_enter() to wait for "
-        "completions, so a program that only watches the CQ ring does not see them.";
+    std::string message = defer_tw_message(ring, never_ran, pending_long);
     out.push_back(Finding{
         .tag = kTagDeferTw,
         .severity = Severity::Warn,

@@ -11,12 +11,10 @@
 
 #include "diff/baseline.h"
 #include "report/report.h"
+#include "support/fixtures.h"
 
 namespace uringscope::baseline_test {
 
-// Defined in baseline_test.cpp.
-Snapshot baseline_fixture();
-std::vector<Finding> baseline_findings();
 
 namespace {
 

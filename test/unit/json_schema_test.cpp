@@ -20,12 +20,10 @@
 #include <vector>
 
 #include "report/report.h"
+#include "support/fixtures.h"
 
 namespace uringscope::report_test {
 
-// Defined in report_text_test.cpp.
-Snapshot report_fixture();
-std::vector<Finding> report_findings();
 
 namespace {
 
