@@ -47,9 +47,12 @@ int BPF_PROG(usc_fork, struct task_struct *parent, struct task_struct *child)
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(usc_fork_exit, struct task_struct *task)
 {
-	if (!follow_forks || !is_target_tgid(task_tgid(task)) ||
-	    BPF_CORE_READ(task, signal, live.counter) != 0)
+	__u32 tgid = task_tgid(task);
+	__u8 one = 1;
+
+	if (!follow_forks || !is_target_tgid(tgid) || BPF_CORE_READ(task, signal, live.counter) != 0)
 		return 0;
-	set_target_bit(task_tgid(task), false);
+	bpf_map_update_elem(&followed_exited, &tgid, &one, BPF_ANY);
+	set_target_bit(tgid, false);
 	return 0;
 }

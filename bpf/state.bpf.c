@@ -10,6 +10,7 @@ struct us_opstats_map opstats SEC(".maps");
 struct us_inflight_map inflight SEC(".maps");
 struct us_udata_map udata SEC(".maps");
 struct us_targets_map targets SEC(".maps");
+struct us_followed_exited_map followed_exited SEC(".maps");
 struct us_ring_cache_map ring_cache SEC(".maps");
 struct us_errnos_map errnos SEC(".maps");
 struct us_threads_map threads SEC(".maps");

@@ -85,6 +85,15 @@ struct us_errnos_map {
 	__type(value, __u64);
 };
 
+/* Followed processes (-f) that have exited and so left the target filter: the report
+ * still lists them among the targets. */
+struct us_followed_exited_map {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u8);
+};
+
 /* io threads of the targets, by tid. */
 struct us_threads_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -120,6 +129,7 @@ extern struct us_opstats_map opstats SEC(".maps");
 extern struct us_inflight_map inflight SEC(".maps");
 extern struct us_udata_map udata SEC(".maps");
 extern struct us_targets_map targets SEC(".maps");
+extern struct us_followed_exited_map followed_exited SEC(".maps");
 extern struct us_ring_cache_map ring_cache SEC(".maps");
 extern struct us_errnos_map errnos SEC(".maps");
 extern struct us_threads_map threads SEC(".maps");

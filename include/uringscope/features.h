@@ -96,7 +96,8 @@ inline constexpr std::array<FeatureSpec, kFeatureCount> kFeatures{{
     {FeatureId::FileGet, "file_get", false,
      "--trace cannot show which io-wq worker issued a punted request",
      {"usc_file_get"}, FeatureNeed::Trace},
-    {FeatureId::Fork, "fork", false, "-f cannot follow forked children", {"usc_fork"},
+    {FeatureId::Fork, "fork", false, "-f cannot follow forked children",
+     {"usc_fork", "usc_fork_exit"},
      FeatureNeed::Follow},
 }};
 

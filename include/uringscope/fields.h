@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "uringscope/abi.h"
 #include "uringscope/snapshot.h"
 
 namespace uringscope {
@@ -22,21 +23,25 @@ namespace uringscope {
 struct OpCounterField {
   std::string_view name;
   uint64_t OpStats::*member;
+  us_op_counter abi;  // the BPF side's slot (bpf/uringscope.h)
 };
 
 // Not listed, because each combines its own way: opcode (the row's identity),
 // punt_reasons (kPuntReasonFields), errnos (merged by code) and latency (a Histogram).
-inline constexpr std::array<OpCounterField, 10> kOpCounterFields = {{
-    {"submitted", &OpStats::submitted},
-    {"completed", &OpStats::completed},
-    {"untracked", &OpStats::untracked},
-    {"punted", &OpStats::punted},
-    {"errors", &OpStats::errors},
-    {"failed", &OpStats::failed},
-    {"multishot_cqes", &OpStats::multishot_cqes},
-    {"poll_armed", &OpStats::poll_armed},
-    {"poll_armed_regular", &OpStats::poll_armed_regular},
-    {"cancelled_at_exit", &OpStats::cancelled_at_exit},
+inline constexpr std::array<OpCounterField, 13> kOpCounterFields = {{
+    {"submitted", &OpStats::submitted, US_OC_SUBMITTED},
+    {"completed", &OpStats::completed, US_OC_COMPLETED},
+    {"untracked", &OpStats::untracked, US_OC_UNTRACKED},
+    {"punted", &OpStats::punted, US_OC_PUNTED},
+    {"errors", &OpStats::errors, US_OC_ERRORS},
+    {"failed", &OpStats::failed, US_OC_FAILED},
+    {"multishot_cqes", &OpStats::multishot_cqes, US_OC_MULTISHOT_CQES},
+    {"poll_armed", &OpStats::poll_armed, US_OC_POLL_ARMED},
+    {"poll_armed_regular", &OpStats::poll_armed_regular, US_OC_POLL_ARMED_REG},
+    {"cancelled_at_exit", &OpStats::cancelled_at_exit, US_OC_CANCELLED_AT_EXIT},
+    {"zc_results", &OpStats::zc_results, US_OC_ZC_RESULTS},
+    {"zc_result_sum_ns", &OpStats::zc_result_sum_ns, US_OC_ZC_RESULT_SUM_NS},
+    {"zc_notifications", &OpStats::zc_notifications, US_OC_ZC_NOTIFS},
 }};
 
 // --- PuntReasons ------------------------------------------------------------------------
@@ -50,6 +55,7 @@ struct PuntReasonField {
   // The text report's label after the count. Empty for hashed: what a hashed punt means
   // depends on the op and the ring (hashed_punt_label() in opcodes.h).
   std::string_view text;
+  us_op_counter abi;  // the BPF side's slot
 };
 
 // In the order ties between reasons are broken: IOSQE_ASYNC first, because it is the one
@@ -58,11 +64,11 @@ inline constexpr std::array<PuntReasonField, 4> kPuntReasonFields = {{
     // FORCE_ASYNC is IOSQE_ASYNC, but the kernel also sets it itself for ops that can
     // only block (fsync, fallocate, sync_file_range), so the label must not blame the app.
     {PuntReason::Forced, "forced", &PuntReasons::forced,
-     "forced (IOSQE_ASYNC or blocking-only op)"},
-    {PuntReason::Hashed, "hashed", &PuntReasons::hashed, ""},
+     "forced (IOSQE_ASYNC or blocking-only op)", US_OC_PUNT_FORCED},
+    {PuntReason::Hashed, "hashed", &PuntReasons::hashed, "", US_OC_PUNT_HASHED},
     {PuntReason::RegularFile, "regular_file", &PuntReasons::regular_file,
-     "regular file (likely page-cache miss)"},
-    {PuntReason::Eagain, "eagain", &PuntReasons::eagain, "-EAGAIN retry"},
+     "regular file (likely page-cache miss)", US_OC_PUNT_REGFILE},
+    {PuntReason::Eagain, "eagain", &PuntReasons::eagain, "-EAGAIN retry", US_OC_PUNT_EAGAIN},
 }};
 
 constexpr const PuntReasonField& punt_reason_field(PuntReason reason) {
@@ -78,20 +84,36 @@ struct ToolField {
   std::string_view name;  // JSON key under tool_stats, TOOL evidence key
   uint64_t ToolStats::*member;
   std::string_view text;  // the "tool losses" line of the text report
+  us_tool_counter abi;    // the BPF side's slot
 };
 
-inline constexpr std::array<ToolField, 8> kToolFields = {{
+inline constexpr std::array<ToolField, 13> kToolFields = {{
     {"rings_full", &ToolStats::rings_full,
-     "events counted under \"other rings\" (ring table full)"},
+     "rings counted under \"other rings\" (ring table full)", US_TOOL_RINGS_FULL},
     {"opstats_full", &ToolStats::opstats_full,
-     "events counted in a catch-all op row (op table full)"},
-    {"op_out_of_range", &ToolStats::op_out_of_range, "requests with an opcode beyond the table"},
-    {"enter_no_ring", &ToolStats::enter_no_ring, "io_uring_enter() calls not matched to a ring"},
-    {"overflow_no_req", &ToolStats::overflow_no_req, "overflowed CQEs of untracked requests"},
+     "(ring, op) pairs counted in a catch-all op row (op table full)", US_TOOL_OPSTATS_FULL},
+    {"op_out_of_range", &ToolStats::op_out_of_range, "requests with an opcode beyond the table",
+     US_TOOL_OP_OUT_OF_RANGE},
+    {"enter_no_ring", &ToolStats::enter_no_ring, "io_uring_enter() calls not matched to a ring",
+     US_TOOL_ENTER_NO_RING},
+    {"overflow_no_req", &ToolStats::overflow_no_req, "overflowed CQEs of untracked requests",
+     US_TOOL_OVERFLOW_NO_REQ},
     {"errno_full", &ToolStats::errno_full,
-     "error CQEs whose code was not recorded (errno table full)"},
-    {"threads_full", &ToolStats::threads_full, "io threads not recorded (thread table full)"},
-    {"trace_drops", &ToolStats::trace_drops, "--trace records lost (trace buffer full)"},
+     "error CQEs whose code was not recorded (errno table full)", US_TOOL_ERRNO_FULL},
+    {"threads_full", &ToolStats::threads_full, "io threads not recorded (thread table full)",
+     US_TOOL_THREADS_FULL},
+    {"trace_drops", &ToolStats::trace_drops, "--trace records lost (trace buffer full)",
+     US_TOOL_TRACE_DROPS},
+    {"udata_ambiguous", &ToolStats::udata_ambiguous,
+     "CQEs not attributed: two live requests shared their user_data", US_TOOL_UDATA_AMBIGUOUS},
+    {"udata_evicted", &ToolStats::udata_evicted,
+     "live requests displaced from the user_data index", US_TOOL_UDATA_EVICTED},
+    {"zc_ambiguous", &ToolStats::zc_ambiguous,
+     "zero-copy sends without latency: notifications shared a user_data", US_TOOL_ZC_AMBIGUOUS},
+    {"notif_no_req", &ToolStats::notif_no_req, "zero-copy notifications of untracked sends",
+     US_TOOL_NOTIF_NO_REQ},
+    {"latency_torn", &ToolStats::latency_torn, "latency samples discarded (entry rewritten)",
+     US_TOOL_LATENCY_TORN},
 }};
 
 // Whether the tool lost anything at all.

@@ -101,6 +101,11 @@ struct OpStats {
   uint64_t poll_armed = 0;
   uint64_t poll_armed_regular = 0;
   uint64_t cancelled_at_exit = 0;
+  // Zero-copy sends (SEND_ZC, SENDMSG_ZC): the request ends at its notification CQE;
+  // these keep the time to its result CQE and count the notifications.
+  uint64_t zc_results = 0;        // result CQEs (F_MORE) of tracked sends
+  uint64_t zc_result_sum_ns = 0;  // ... sum of their submit-to-result times
+  uint64_t zc_notifications = 0;  // IORING_CQE_F_NOTIF CQEs matched to their send
   Histogram latency;            // submit -> final CQE, tracked requests only
 
   double punt_pct() const;      // punted / submitted, 0 when nothing was submitted
@@ -109,7 +114,7 @@ struct OpStats {
 };
 
 // Where a request still in flight at the end was last seen.
-enum class RequestWhere { Issued, Poll, IoWq, TaskWork };
+enum class RequestWhere { Issued, Poll, IoWq, TaskWork, Notification };
 std::string_view request_where_name(RequestWhere where);
 
 // A request in flight at the end of the window (or when its owner exited) for longer
@@ -212,8 +217,8 @@ struct TargetInfo {
 // The tool's own losses; each one degrades what the numbers mean. kToolFields (fields.h)
 // lists them with their names.
 struct ToolStats {
-  uint64_t rings_full = 0;         // events lumped into the catch-all ring
-  uint64_t opstats_full = 0;       // events lumped into the catch-all opstat row
+  uint64_t rings_full = 0;         // rings refused a row: counted in the catch-all ring
+  uint64_t opstats_full = 0;       // (ring, op) pairs refused a row: in the catch-all row
   uint64_t op_out_of_range = 0;    // opcodes beyond the table
   uint64_t enter_no_ring = 0;      // enter calls whose ring we could not resolve
   uint64_t overflow_no_req = 0;    // overflowed CQEs of untracked requests
@@ -222,6 +227,11 @@ struct ToolStats {
   uint64_t trace_drops = 0;        // --trace records lost: the ring buffer was full
 
   bool operator==(const ToolStats&) const = default;
+  uint64_t udata_ambiguous = 0;    // pointer-less CQEs two live requests could own
+  uint64_t udata_evicted = 0;      // live requests displaced from the user_data index
+  uint64_t zc_ambiguous = 0;       // zero-copy sends whose notification was ambiguous
+  uint64_t notif_no_req = 0;       // notification CQEs of untracked sends
+  uint64_t latency_torn = 0;       // latency samples discarded (entry rewritten)
 };
 
 struct Snapshot {

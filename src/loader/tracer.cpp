@@ -359,6 +359,13 @@ std::vector<uint32_t> Tracer::target_tgids() const {
       if (bits & (uint64_t{1} << bit)) tgids.push_back(word * 64 + bit);
     }
   }
+  // Followed processes that exited left the filter, but were targets all the same.
+  for (const auto& [tgid, seen] : copy_hash<uint32_t, uint8_t>(skel_->maps.followed_exited)) {
+    (void)seen;
+    tgids.push_back(tgid);
+  }
+  std::sort(tgids.begin(), tgids.end());
+  tgids.erase(std::unique(tgids.begin(), tgids.end()), tgids.end());
   return tgids;
 }
 

@@ -70,7 +70,8 @@ class Tracer {
   // A copy of the tables. The in-flight table (2 MiB by default) is only needed for the
   // leak scan at the end; periodic readers (live mode, metrics) skip it.
   RawTables read_tables(bool with_inflight = true) const;
-  // The thread groups the filter holds now: the targets, and with -f their children.
+  // The thread groups that were targets: those the filter holds now, and with -f the
+  // children that joined it, including those that have exited since.
   std::vector<uint32_t> target_tgids() const;
   // --trace: hands the records waiting in the ring buffer to `sink`, oldest first, at
   // most `max_records` of them. The bound keeps a producer faster than the writer from

@@ -14,6 +14,7 @@
 
 #include "metrics/exposition.h"
 #include "metrics/exposition_writer.h"
+#include "uringscope/fields.h"
 #include "uringscope/opcodes.h"
 #include "util/errno_name.h"
 
@@ -80,13 +81,15 @@ std::string join_flags(uint32_t flags) {
   return out;
 }
 
-// One family per OpStats counter, over every (ring, op).
+// One family per OpStats counter of kOpCounterFields, over every (ring, op), except
+// `punted`, which is exported split by reason. A nanosecond sum is exported in seconds.
 struct OpCounter {
   Family family;
   uint64_t OpStats::*member;
+  bool nanoseconds = false;
 };
 
-const OpCounter kOpCounters[] = {
+constexpr OpCounter kOpCounters[] = {
     {{"uringscope_requests_submitted", Type::Counter, "",
       "Requests (SQEs) submitted, seen at the io_uring submit tracepoint."},
      &OpStats::submitted},
@@ -117,7 +120,29 @@ const OpCounter kOpCounters[] = {
     {{"uringscope_requests_cancelled_at_exit", Type::Counter, "",
       "-ECANCELED CQEs posted while the ring's owner was exiting."},
      &OpStats::cancelled_at_exit},
+    {{"uringscope_zero_copy_results", Type::Counter, "",
+      "Result CQEs (with IORING_CQE_F_MORE) of zero-copy sends; the send ends at its "
+      "notification."},
+     &OpStats::zc_results},
+    {{"uringscope_zero_copy_result_seconds", Type::Counter, "seconds",
+      "Sum of the times from submit to the result CQE of zero-copy sends."},
+     &OpStats::zc_result_sum_ns, true},
+    {{"uringscope_zero_copy_notifications", Type::Counter, "",
+      "IORING_CQE_F_NOTIF CQEs: the kernel is done with a zero-copy send's buffer."},
+     &OpStats::zc_notifications},
 };
+
+// Every counter of the table has a family, and only those do: a counter added to
+// kOpCounterFields without one stops the build here.
+static_assert([] {
+  for (const OpCounterField& field : kOpCounterFields) {
+    if (field.member == &OpStats::punted) continue;
+    bool found = false;
+    for (const OpCounter& oc : kOpCounters) found |= oc.member == field.member;
+    if (!found) return false;
+  }
+  return std::size(kOpCounters) + 1 == kOpCounterFields.size();
+}(), "an OpStats counter has no metrics family (or a family has no counter)");
 
 // One family per ring counter that has no per-op breakdown.
 struct RingCounter {
@@ -182,20 +207,6 @@ const RingCounter kRingCounters[] = {
      &Counters::leaks_pending},
 };
 
-struct ToolLoss {
-  std::string_view kind;
-  uint64_t ToolStats::*member;
-};
-
-const ToolLoss kToolLosses[] = {
-    {"rings_full", &ToolStats::rings_full},
-    {"opstats_full", &ToolStats::opstats_full},
-    {"op_out_of_range", &ToolStats::op_out_of_range},
-    {"enter_no_ring", &ToolStats::enter_no_ring},
-    {"overflow_no_req", &ToolStats::overflow_no_req},
-    {"errno_full", &ToolStats::errno_full},
-    {"threads_full", &ToolStats::threads_full},
-};
 
 void render_globals(Writer& w, const Snapshot& snap) {
   w.begin({"uringscope_build", Type::Info, "", "uringscope's version."});
@@ -220,7 +231,7 @@ void render_globals(Writer& w, const Snapshot& snap) {
   w.begin({"uringscope_tool_losses", Type::Counter, "",
            "Events uringscope could not record exactly because a table inside the kernel "
            "was full or a value was out of range; each degrades what the other numbers mean."});
-  for (const ToolLoss& loss : kToolLosses) w.value({{"kind", std::string(loss.kind)}}, snap.tool.*loss.member);
+  for (const ToolField& loss : kToolFields) w.value({{"kind", std::string(loss.name)}}, snap.tool.*loss.member);
 
   w.begin({"uringscope_leak_age_threshold_seconds", Type::Gauge, "seconds",
            "In flight longer than this counts as a suspected or pending leak (--leak-age)."});
@@ -287,7 +298,12 @@ void render_ops(Writer& w, const std::vector<RingView>& views) {
   for (const OpCounter& oc : kOpCounters) {
     w.begin(oc.family);
     for (const RingView& v : views) {
-      for (const OpStats& op : v.ops) w.value(op_labels(*v.ring, op), op.*oc.member);
+      for (const OpStats& op : v.ops) {
+        if (oc.nanoseconds)
+          w.value(op_labels(*v.ring, op), seconds_from_ns(op.*oc.member));
+        else
+          w.value(op_labels(*v.ring, op), op.*oc.member);
+      }
     }
   }
 
@@ -300,15 +316,10 @@ void render_ops(Writer& w, const std::vector<RingView>& views) {
   for (const RingView& v : views) {
     const Ring* ring = v.ring;
     for (const OpStats& op : v.ops) {
-      const std::pair<std::string_view, uint64_t> reasons[] = {
-          {"forced", op.punt_reasons.forced},
-          {"hashed", op.punt_reasons.hashed},
-          {"regular_file", op.punt_reasons.regular_file},
-          {"eagain", op.punt_reasons.eagain}};
-      for (const auto& [reason, n] : reasons) {
+      for (const PuntReasonField& reason : kPuntReasonFields) {
         Labels l = op_labels(*ring, op);
-        l.emplace_back("reason", std::string(reason));
-        w.value(l, n);
+        l.emplace_back("reason", std::string(reason.name));
+        w.value(l, op.punt_reasons.*reason.member);
       }
     }
   }

@@ -27,6 +27,8 @@ Choice<bool> choose_req_failed(const btf* vmlinux);
 Choice<bool> choose_io_threads(const btf* vmlinux);
 Choice<bool> choose_file_get(const btf* vmlinux);
 Choice<bool> choose_fork(const btf* vmlinux);
+// sched_process_exit with the exiting task first: -f drops exited processes there.
+bool process_exit_traceable(const btf* vmlinux);
 Choice<bool> choose_fd_walk(const btf* vmlinux);
 Choice<bool> choose_enter(const btf* vmlinux, const ProbeEnvironment& env);
 

@@ -77,6 +77,14 @@ Choice<bool> choose_fork(const btf* vmlinux) {
           {}};
 }
 
+// sched_process_exit(task[, group_dead]): where a followed process stops being a target.
+// Without it -f still follows; a recycled pid could then join the targets.
+bool process_exit_traceable(const btf* vmlinux) {
+  const Prototype tp = find_typedef_proto(vmlinux, "btf_trace_sched_process_exit");
+  return tp.status == Prototype::Status::Found && tp.args >= 1 &&
+         arg_points_to_struct(vmlinux, tp, 0, "task_struct");
+}
+
 Choice<bool> choose_fd_walk(const btf* vmlinux) {
   if (btf__find_by_name_kind(vmlinux, "bpf_iter__task_file", BTF_KIND_STRUCT) > 0)
     return {true, "BPF task_file iterator (bpf_iter__task_file), 5.8+", "usc_ring_fds"};

@@ -97,7 +97,10 @@ KernelSupport probe_kernel(const struct btf* vmlinux, const ProbeEnvironment& en
   add(FeatureId::ReqFailed, choose_req_failed(vmlinux));
   add(FeatureId::IoThreads, choose_io_threads(vmlinux));
   add(FeatureId::FileGet, choose_file_get(vmlinux));
-  add(FeatureId::Fork, choose_fork(vmlinux));
+  const auto fork = choose_fork(vmlinux);
+  add(FeatureId::Fork, fork);
+  if (!fork.program.empty() && process_exit_traceable(vmlinux))
+    support.programs.emplace_back("usc_fork_exit");
   return support;
 }
 

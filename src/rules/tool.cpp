@@ -20,23 +20,30 @@ namespace {
 constexpr std::string_view kTrackedOnly = " Latency statistics cover tracked requests only.";
 
 // What one of the tool's loss counters means for the report, and its remedy; `message`
-// has one {} for the count. In the order the findings are listed.
+// has one {} for the count. In the order the findings are listed. A table-full loss has
+// two remedies: with -a, fewer processes compete for the table; a run that already
+// traces one process tree has too many rings (or ops) of its own for it.
 struct ToolLossText {
   uint64_t ToolStats::*member;
   std::string_view message;
   std::string_view suggestion;
+  std::string_view suggestion_for_one_tree = {};
 };
 
 constexpr ToolLossText kLossTexts[] = {
     {&ToolStats::rings_full,
-     "The tool's ring table was full: {} events of rings it had no row for were counted "
+     "The tool's ring table was full: {} rings got no row, and their events were counted "
      "under the catch-all ring, so per-ring numbers are incomplete.",
-     "Narrow the target (-p PID instead of -a) so fewer rings compete for the table."},
+     "Narrow the target (-p PID instead of -a) so fewer rings compete for the table.",
+     "The traced processes created more rings than the table holds (a destroyed ring keeps "
+     "its row): trace a shorter window, or one part of the test suite at a time."},
     {&ToolStats::opstats_full,
-     "The tool's per-op table was full: {} events were counted under a catch-all row, so "
-     "per-op numbers are incomplete.",
+     "The tool's per-op table was full: {} (ring, op) pairs got no row, and their events "
+     "were counted under a catch-all row, so per-op numbers are incomplete.",
      "Narrow the target (-p PID instead of -a) so fewer (ring, op) pairs compete for the "
-     "table."},
+     "table.",
+     "The traced processes used more (ring, op) pairs than the table holds, usually from "
+     "many short-lived rings: trace a shorter window, or one part of the work at a time."},
     {&ToolStats::op_out_of_range,
      "{} requests had opcodes beyond the tool's opcode table and were counted together in "
      "one row.",
@@ -55,6 +62,29 @@ constexpr ToolLossText kLossTexts[] = {
      "thread table was full: worker counts read low, and SQPOLL numbers may be missing.",
      "Narrow the target (-p PID instead of -a); a process that really runs thousands of "
      "io-wq workers is itself the problem WORKERS describes."},
+    {&ToolStats::udata_ambiguous,
+     "{} CQEs without a request pointer carried a user_data that two live requests shared: "
+     "the tool did not guess whose they were, so they count as untracked completions.",
+     "Give concurrent requests distinct user_data (a connection pointer plus the op, say): "
+     "multishot CQEs on 6.13+ name only their user_data."},
+    {&ToolStats::udata_evicted,
+     "{} requests in flight were displaced from the tool's user_data index by other "
+     "requests: a CQE of theirs without a request pointer would count as untracked.",
+     "Counts stay exact unless the untracked completions above grow; very many long-lived "
+     "requests in flight at once cause this."},
+    {&ToolStats::zc_ambiguous,
+     "{} zero-copy sends waited for their notification while another send with the same "
+     "user_data did too: their CQEs count, but their latencies could not be told apart and "
+     "are left out.",
+     "Give each zero-copy send its own user_data until its notification arrives."},
+    {&ToolStats::notif_no_req,
+     "{} zero-copy notifications belonged to sends the tool did not track (submitted "
+     "before attach): they count as untracked completions of their ring.",
+     "Run the program under uringscope from its start so its sends are tracked."},
+    {&ToolStats::latency_torn,
+     "{} latency samples were discarded because the request's entry changed while it was "
+     "read (a racing submit on another CPU): the histograms miss that many samples.",
+     "Nothing to change: this is rare, and every count stays exact."},
     {&ToolStats::trace_drops,
      "{} --trace records were lost because the trace buffer was full: the timeline has gaps "
      "(requests without their start or end), while the report's counts are complete.",
@@ -113,9 +143,9 @@ void untracked_findings(const Snapshot& snapshot, std::vector<Finding>& out) {
   }
   if (drops > 0) {
     out.push_back(tool_finding(
-        fmt::format("{} tracked requests were evicted from the tool's in-flight table (more "
-                    "requests in flight at once than its buckets hold); their completions "
-                    "count as untracked.",
+        fmt::format("{} requests were not tracked because the tool's in-flight table had "
+                    "no free way for them (more requests in flight at once than its "
+                    "buckets hold); their completions count as untracked.",
                     format_count(drops)),
         "Counts are unaffected. With very many requests in flight at once (deep queues, "
         "long-lived poll or multishot requests), read the latency percentiles as a sample.",
@@ -138,8 +168,12 @@ void rule_tool(const Snapshot& snapshot, std::vector<Finding>& out) {
   for (const ToolLossText& loss : kLossTexts) {
     const uint64_t count = snapshot.tool.*loss.member;
     if (!loss_reported(loss.member, count)) continue;
+    const bool one_tree = snapshot.target.mode != TargetMode::All;
+    const std::string_view suggestion = one_tree && !loss.suggestion_for_one_tree.empty()
+                                            ? loss.suggestion_for_one_tree
+                                            : loss.suggestion;
     out.push_back(tool_finding(fmt::format(fmt::runtime(loss.message), format_count(count)),
-                               std::string(loss.suggestion),
+                               std::string(suggestion),
                                {count_evidence(std::string(tool_field_name(loss.member)), count)}));
   }
 }

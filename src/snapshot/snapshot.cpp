@@ -87,6 +87,7 @@ std::string_view request_where_name(RequestWhere where) {
     case RequestWhere::Poll: return "poll";
     case RequestWhere::IoWq: return "io-wq";
     case RequestWhere::TaskWork: return "task-work";
+    case RequestWhere::Notification: return "zc-notification";
   }
   return "issued";
 }

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "uringscope/fields.h"
 #include "uringscope/opcodes.h"
 
 namespace uringscope {
@@ -17,18 +18,9 @@ OpStats op_from_row(const us_opstat& row) {
   const auto& c = row.counters;
   OpStats op;
   op.opcode = row.opcode;
-  op.submitted = c[US_OC_SUBMITTED];
-  op.completed = c[US_OC_COMPLETED];
-  op.untracked = c[US_OC_UNTRACKED];
-  op.punted = c[US_OC_PUNTED];
-  op.punt_reasons = {c[US_OC_PUNT_FORCED], c[US_OC_PUNT_HASHED], c[US_OC_PUNT_REGFILE],
-                     c[US_OC_PUNT_EAGAIN]};
-  op.errors = c[US_OC_ERRORS];
-  op.multishot_cqes = c[US_OC_MULTISHOT_CQES];
-  op.failed = c[US_OC_FAILED];
-  op.poll_armed = c[US_OC_POLL_ARMED];
-  op.poll_armed_regular = c[US_OC_POLL_ARMED_REG];
-  op.cancelled_at_exit = c[US_OC_CANCELLED_AT_EXIT];
+  for (const OpCounterField& field : kOpCounterFields) op.*field.member = c[field.abi];
+  for (const PuntReasonField& field : kPuntReasonFields)
+    op.punt_reasons.*field.member = c[field.abi];
   static_assert(US_HIST_SLOTS == kHistBuckets);
   std::copy(std::begin(row.hist), std::end(row.hist), op.latency.buckets.begin());
   op.latency.sum_ns = c[US_OC_LAT_SUM_NS];
@@ -158,6 +150,8 @@ void attach_threads(Snapshot& snap, const RawTables& raw,
 }
 
 RequestWhere where_of(uint8_t state) {
+  // A zero-copy send past its result CQE: its where bits are not kept.
+  if (state & US_IF_ZC_WAIT) return RequestWhere::Notification;
   switch ((state & US_IF_WHERE_MASK) >> US_IF_WHERE_SHIFT) {
     case US_WHERE_POLL: return RequestWhere::Poll;
     case US_WHERE_IOWQ: return RequestWhere::IoWq;
@@ -191,7 +185,10 @@ void scan_leaks(Snapshot& snap, const RawTables& raw, const std::map<uint32_t, u
       p.user_data = w.user_data;
       p.where = where_of(w.state);
       p.abandoned = w.state & US_IF_ABANDONED;
-      p.waiting = p.where == RequestWhere::Poll || opcode_waits_for_event(w.opcode);
+      // A send waiting for its notification waits on the peer's acknowledgement, as a
+      // poll waits on its file: not the program's leak.
+      p.waiting = p.where == RequestWhere::Poll || p.where == RequestWhere::Notification ||
+                  opcode_waits_for_event(w.opcode);
       found.push_back(p);
     }
   }
@@ -256,14 +253,7 @@ Snapshot build_snapshot(const RawTables& raw, SnapshotContext context) {
   attach_threads(snap, raw, id_of_row);
   scan_leaks(snap, raw, id_of_row, context);
 
-  snap.tool.rings_full = raw.tool[US_TOOL_RINGS_FULL];
-  snap.tool.opstats_full = raw.tool[US_TOOL_OPSTATS_FULL];
-  snap.tool.op_out_of_range = raw.tool[US_TOOL_OP_OUT_OF_RANGE];
-  snap.tool.enter_no_ring = raw.tool[US_TOOL_ENTER_NO_RING];
-  snap.tool.overflow_no_req = raw.tool[US_TOOL_OVERFLOW_NO_REQ];
-  snap.tool.errno_full = raw.tool[US_TOOL_ERRNO_FULL];
-  snap.tool.threads_full = raw.tool[US_TOOL_THREADS_FULL];
-  snap.tool.trace_drops = raw.tool[US_TOOL_TRACE_DROPS];
+  for (const ToolField& field : kToolFields) snap.tool.*field.member = raw.tool[field.abi];
   aggregate(snap);
   return snap;
 }

@@ -223,6 +223,8 @@ score zc-send cmd none "" BATCH "zc-send 1000" \
   "$OP op(\"SENDMSG_ZC\").completed == \$gt[\"op.SENDMSG_ZC.completed\"] @@ SENDMSG_ZC CQEs = ground truth" \
   "$OP [op(\"SEND_ZC\"), op(\"SENDMSG_ZC\")] | all(.multishot_cqes == 0) @@ no zero-copy CQE counted as multishot" \
   "$OP [op(\"SEND_ZC\"), op(\"SENDMSG_ZC\")] | all((.log2_hist | add) == .submitted) @@ every send has a latency (ended by its notification)" \
+  "$OP op(\"SEND_ZC\").zc_notifications + op(\"SENDMSG_ZC\").zc_notifications == \$gt[\"zc.notifications\"] @@ notifications = ground truth" \
+  "$OP [op(\"SEND_ZC\"), op(\"SENDMSG_ZC\")] | all(.zc_results == .submitted and .zc_result_sum_ns > 0) @@ time to the result CQE kept for every send" \
   "$OP op(\"NOP\") == null @@ notifications not filed under NOP" \
   ".counters.untracked_completions == 0 @@ no untracked completions" \
   ".leak.suspected == 0 @@ no false leak" \
@@ -236,7 +238,8 @@ score shared-udata cmd none "" "" "shared-udata 50" \
   "$OP op(\"READ\").completed == \$gt[\"op.READ.completed\"] @@ READ completed = ground truth (no poll CQE given to it)" \
   "$OP op(\"READ\").multishot_cqes == 0 @@ no multishot CQE on the READ" \
   "$OP op(\"POLL_ADD\").completed + .counters.untracked_completions == \$gt[\"op.POLL_ADD.completed\"] @@ every poll CQE attributed to the poll or counted untracked" \
-  "$OP op(\"POLL_ADD\").completed >= \$gt[\"shared.poll_events_alone\"] + 1 @@ poll CQEs after the READ ended all attributed"
+  "$OP op(\"POLL_ADD\").completed >= \$gt[\"shared.poll_events_alone\"] + 1 @@ poll CQEs after the READ ended all attributed" \
+  ".tool_stats.udata_ambiguous == .counters.untracked_completions @@ every unattributed CQE counted as ambiguous"
 # A multishot poll armed through a storm of 1000 NOPs (unique user_data) per event.
 score multishot-storm cmd none "" "" "multishot-storm 100" \
   "$OP op(\"POLL_ADD\").completed == \$gt[\"op.POLL_ADD.completed\"] @@ every poll CQE kept" \

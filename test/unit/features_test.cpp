@@ -71,6 +71,7 @@ TEST(FeatureTable, EachProgramServesExactlyOneFeature) {
       {"usc_local_tw", FeatureId::LocalWork},   {"usc_short_write", FeatureId::ShortWrite},
       {"usc_req_failed", FeatureId::ReqFailed}, {"usc_sched", FeatureId::IoThreads},
       {"usc_file_get", FeatureId::FileGet},     {"usc_fork", FeatureId::Fork},
+      {"usc_fork_exit", FeatureId::Fork},
   };
   std::size_t listed = 0;
   for (const FeatureSpec& spec : kFeatures) {

@@ -13,13 +13,10 @@
 
 #include "report/report.h"
 #include "uringscope/fields.h"
+#include "support/fixtures.h"
 
 namespace uringscope::report_test {
 
-// Defined in report_text_test.cpp.
-Histogram read_histogram();
-Snapshot report_fixture();
-std::vector<Finding> report_findings();
 
 namespace {
 
@@ -118,7 +115,8 @@ TEST_F(ReportJson, OpShapeAndValues) {
                                    "p99_ns", "max_ns", "log2_hist",
                                    // added within schema 2
                                    "punt_reasons", "errnos", "failed", "poll_armed",
-                                   "poll_armed_regular", "cancelled_at_exit"}));
+                                   "poll_armed_regular", "cancelled_at_exit", "zc_results", "zc_result_sum_ns",
+                                    "zc_notifications"}));
   for (const char* key : {"opcode", "submitted", "completed", "untracked", "punted", "errors",
                           "multishot_cqes", "avg_ns", "p50_ns", "p99_ns", "max_ns"})
     EXPECT_TRUE(read.at(key).is_number_integer()) << key;
@@ -221,7 +219,12 @@ TEST_F(ReportJson, ToolStats) {
                                       {"overflow_no_req", 0},
                                       {"errno_full", 0},
                                       {"threads_full", 0},
-                                      {"trace_drops", 0}}));
+                                      {"trace_drops", 0},
+                                      {"udata_ambiguous", 0},
+                                      {"udata_evicted", 0},
+                                      {"zc_ambiguous", 0},
+                                      {"notif_no_req", 0},
+                                      {"latency_torn", 0}}));
   snap.tool.errno_full = 4;
   snap.tool.threads_full = 1;
   snap.tool.trace_drops = 7;
@@ -249,7 +252,7 @@ TEST_F(ReportJson, FieldTablesAreTheKeysInOrder) {
                          "op", "opcode", "submitted", "completed", "untracked", "punted",
                          "punt_pct", "punt_reasons", "errors", "errnos", "failed",
                          "multishot_cqes", "poll_armed", "poll_armed_regular",
-                         "cancelled_at_exit", "avg_ns", "p50_ns", "p99_ns", "max_ns",
+                         "cancelled_at_exit", "zc_results", "zc_result_sum_ns", "zc_notifications", "avg_ns", "p50_ns", "p99_ns", "max_ns",
                          "log2_hist"}));
   for (const OpCounterField& f : kOpCounterFields)
     EXPECT_TRUE(read.contains(std::string(f.name))) << f.name;
@@ -571,7 +574,7 @@ const std::set<std::string> kKeyPaths = {
     "ops[].punt_reasons.regular_file", "ops[].punt_reasons.eagain", "ops[].errors",
     "ops[].errnos", "ops[].errnos[]", "ops[].errnos[].errno", "ops[].errnos[].name",
     "ops[].errnos[].count", "ops[].failed", "ops[].multishot_cqes", "ops[].poll_armed",
-    "ops[].poll_armed_regular", "ops[].cancelled_at_exit", "ops[].avg_ns", "ops[].p50_ns",
+    "ops[].poll_armed_regular", "ops[].cancelled_at_exit", "ops[].zc_results", "ops[].zc_result_sum_ns", "ops[].zc_notifications", "ops[].avg_ns", "ops[].p50_ns",
     "ops[].p99_ns", "ops[].max_ns", "ops[].log2_hist", "ops[].log2_hist[]",
     "rings", "rings[]", "rings[].id", "rings[].fd", "rings[].pid", "rings[].comm",
     "rings[].sq_entries", "rings[].cq_entries", "rings[].flags", "rings[].flag_names",
@@ -603,7 +606,7 @@ const std::set<std::string> kKeyPaths = {
     "rings[].ops[].errnos[].errno", "rings[].ops[].errnos[].name",
     "rings[].ops[].errnos[].count", "rings[].ops[].failed", "rings[].ops[].multishot_cqes",
     "rings[].ops[].poll_armed", "rings[].ops[].poll_armed_regular",
-    "rings[].ops[].cancelled_at_exit", "rings[].ops[].avg_ns", "rings[].ops[].p50_ns",
+    "rings[].ops[].cancelled_at_exit", "rings[].ops[].zc_results", "rings[].ops[].zc_result_sum_ns", "rings[].ops[].zc_notifications", "rings[].ops[].avg_ns", "rings[].ops[].p50_ns",
     "rings[].ops[].p99_ns", "rings[].ops[].max_ns", "rings[].ops[].log2_hist",
     "rings[].ops[].log2_hist[]",
     "leak", "leak.threshold_ns", "leak.suspected", "leak.pending", "leak.oldest_ns",
@@ -615,6 +618,8 @@ const std::set<std::string> kKeyPaths = {
     "tool_stats", "tool_stats.rings_full", "tool_stats.opstats_full",
     "tool_stats.op_out_of_range", "tool_stats.enter_no_ring", "tool_stats.overflow_no_req",
     "tool_stats.errno_full", "tool_stats.threads_full", "tool_stats.trace_drops",
+    "tool_stats.udata_ambiguous", "tool_stats.udata_evicted", "tool_stats.zc_ambiguous",
+    "tool_stats.notif_no_req", "tool_stats.latency_torn",
     "hazards", "hazards.available",
     "end_to_end", "end_to_end.available",
     "findings", "findings[]", "findings[].tag", "findings[].severity", "findings[].ring",
