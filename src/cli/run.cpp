@@ -182,7 +182,9 @@ int trace_run(const Options& opts) {
   TracefsMount tracefs;
   const KernelSupport support = support_for_this_run(opts.follow);
   Outputs outputs(opts);
-  SignalChannel signals({SIGINT, SIGTERM, SIGHUP});
+  // SIGPIPE too: `uringscope ... | head` ends the window when head has gone, and still
+  // detaches and undoes what the run changed.
+  SignalChannel signals({SIGINT, SIGTERM, SIGHUP, SIGPIPE});
   Targets targets;
   open_targets({opts.command, opts.pids, opts.keep_root}, signals, targets);
 

@@ -12,7 +12,7 @@
 namespace uringscope {
 
 SignalChannel::SignalChannel(std::initializer_list<int> signals) {
-  sigset_t mask;
+  sigset_t& mask = blocked_;
   sigemptyset(&mask);
   for (int sig : signals) sigaddset(&mask, sig);
   if (sigprocmask(SIG_BLOCK, &mask, &original_) != 0) {
@@ -27,7 +27,13 @@ SignalChannel::SignalChannel(std::initializer_list<int> signals) {
 
 SignalChannel::~SignalChannel() {
   fd_.reset();
-  sigprocmask(SIG_SETMASK, &original_, nullptr);
+  // Our output may be a pipe whose reader has gone (uringscope ... | head). SIGPIPE then
+  // stays blocked to the end: a last write fails with EPIPE instead of killing us before
+  // the cleanup that follows (detaching, unmounting tracefs), and one already pending is
+  // never delivered.
+  sigset_t restore = original_;
+  if (sigismember(&blocked_, SIGPIPE)) sigaddset(&restore, SIGPIPE);
+  sigprocmask(SIG_SETMASK, &restore, nullptr);
 }
 
 std::optional<signalfd_siginfo> SignalChannel::read() const {
@@ -38,5 +44,7 @@ std::optional<signalfd_siginfo> SignalChannel::read() const {
 }
 
 bool sent_by_terminal(const signalfd_siginfo& info) { return info.ssi_code == SI_KERNEL; }
+
+bool our_output_closed(const signalfd_siginfo& info) { return info.ssi_signo == SIGPIPE; }
 
 }  // namespace uringscope

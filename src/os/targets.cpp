@@ -50,7 +50,8 @@ void check_still_running(const Targets& t) {
 }
 
 void pass_on(const signalfd_siginfo& info, const Targets& t) {
-  if (t.child && !sent_by_terminal(info)) t.child->signal(static_cast<int>(info.ssi_signo));
+  if (t.child && !sent_by_terminal(info) && !our_output_closed(info))
+    t.child->signal(static_cast<int>(info.ssi_signo));
 }
 
 int wait_for_command(const SignalChannel& signals, Child& child) {
@@ -58,7 +59,8 @@ int wait_for_command(const SignalChannel& signals, Child& child) {
     pollfd fds[2] = {{signals.fd(), POLLIN, 0}, {child.pidfd(), POLLIN, 0}};
     if (poll(fds, 2, -1) < 0 && errno != EINTR) break;
     if (fds[0].revents) {
-      if (auto info = signals.read(); info && !sent_by_terminal(*info)) {
+      if (auto info = signals.read();
+          info && !sent_by_terminal(*info) && !our_output_closed(*info)) {
         child.signal(static_cast<int>(info->ssi_signo));
       }
     }
