@@ -26,6 +26,10 @@ RATIO_TARGETS = [
     ("default vs bpftrace, page-cache reads", "read", "uringscope", "bpftrace", 0.55, None),
     ("default vs floor, punted reads", "read-async", "uringscope", "floor", 1.2, None),
     ("--trace vs floor, NOP", "nop", "uringscope-trace", "floor", 1.5, None),
+    # Issue 13: exact matching must not cost more than a tenth over the previous build.
+    ("default vs previous build, NOP", "nop", "uringscope", "uringscope-prev", 1.1, None),
+    ("default vs previous build, page-cache reads", "read", "uringscope", "uringscope-prev", 1.1,
+     None),
 ]
 ATTACH_LIMIT_MS = 300
 RSS_LIMIT_KIB = 32 * 1024
@@ -38,8 +42,8 @@ FLAT_LIMIT_KIB = 1024
 DOCTOR_PROGRAMS = ("usc_sched", "usc_poll_arm", "usc_task_add", "usc_tw_run", "usc_local_tw",
                    "usc_short_write", "usc_req_failed")
 
-TRACER_ORDER = ["none", "uringscope", "uringscope-trace", "uringscope-spine", "uringscope-noenter", "floor",
-                "bpftrace", "perf"]
+TRACER_ORDER = ["none", "uringscope", "uringscope-prev", "uringscope-trace", "uringscope-spine",
+                "uringscope-noenter", "floor", "bpftrace", "perf"]
 WORKLOAD_ORDER = ["nop", "read", "read-async", "read-direct", "nop-ctxsw", "syscall"]
 DEVICE_BOUND = {"read-direct"}
 

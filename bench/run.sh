@@ -36,7 +36,9 @@ usage: bench/run.sh [options]
   --tracers LIST       comma-separated (default uringscope,uringscope-trace,
                        uringscope-spine,floor,bpftrace,perf); tracers whose tool is
                        missing are skipped with a note (uringscope-spine needs
-                       URINGSCOPE_SKIP_FEATURES support in uringscope)
+                       URINGSCOPE_SKIP_FEATURES support in uringscope);
+                       uringscope-prev is the binary in $BENCH_PREV_URINGSCOPE (an
+                       earlier build), to price a change side by side
   --depth N --batch N  passed to loadgen (default 32 and 8)
   --cpu N              pin loadgen to CPU N (default: not pinned)
   --file PATH          data file for the read workloads (default /var/tmp/uringscope-bench.dat)
@@ -241,6 +243,7 @@ proc_cpu_ns() {
 have_tracer() {
   case $1 in
     none | uringscope | uringscope-trace | uringscope-noenter | floor) return 0 ;;
+    uringscope-prev) [[ -x ${BENCH_PREV_URINGSCOPE:-} ]] ;;
     uringscope-spine) ((spine_ok)) ;;
     bpftrace) command -v bpftrace >/dev/null ;;
     perf) command -v perf >/dev/null && perf record -e io_uring:io_uring_submit_req -o /dev/null -- true >/dev/null 2>&1 ;;
@@ -276,6 +279,7 @@ start_tracer() {
     uringscope-spine) env "$spine_env" "$uringscope" -p "$target" >"$log" 2>&1 & ;;
     uringscope-noenter) env "$noenter_env" "$uringscope" -p "$target" >"$log" 2>&1 & ;;
     uringscope-trace) "$uringscope" --trace "$shm/trace.json" -p "$target" >"$log" 2>&1 & ;;
+    uringscope-prev) "$BENCH_PREV_URINGSCOPE" -p "$target" >"$log" 2>&1 & ;;
     floor) "$floor" >"$log" 2>&1 & ;;
     bpftrace) bpftrace -B line "$bt_script" "$target" >"$log" 2>&1 & ;;
     perf)

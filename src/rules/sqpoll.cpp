@@ -32,7 +32,9 @@ SqpollWindow sqpoll_window(const Snapshot& snapshot, const Counters& c) {
 // still a syscall (plus a wakeup) per burst.
 bool woken_for_small_bursts(const Counters& c, const SqpollWindow& w) {
   return w.offcpu_pct >= thr(ThresholdId::SqpollOffcpuMinPct) &&
-         at_least(c.sqpoll_wakeups, ThresholdId::SqpollMinWakeups) &&
+         at_least(c.sqpoll_wakeups, ThresholdId::SqpollMinWakeups) && w.seconds > 0 &&
+         static_cast<double>(c.sqpoll_wakeups) / w.seconds >=
+             thr(ThresholdId::SqpollMinWakeupRate) &&
          w.per_wakeup < thr(ThresholdId::SqpollWakeupBatchBelow);
 }
 

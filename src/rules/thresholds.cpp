@@ -81,11 +81,15 @@ constexpr std::array<Threshold, kThresholdCount> kThresholds = {{
      "half of the window, it sleeps more than it polls, so most bursts find it asleep; "
      "below half, sleeping in the pauses is sq_thread_idle doing its job of giving the "
      "CPU back."},
-    {ThresholdId::SqpollMinWakeups, kTagSqpoll, "sqpoll_min_wakeups", 100.0, "wakeups",
-     "A sleeping SQPOLL thread that the program wakes after a pause is the design. 100 "
-     "IORING_ENTER_SQ_WAKEUP calls in one window (ten bursts a second over a 10 s "
-     "window) make it the program's steady pattern rather than the few pauses of a "
-     "startup or shutdown, and give the SQEs-per-wakeup average a real sample."},
+    {ThresholdId::SqpollMinWakeups, kTagSqpoll, "sqpoll_min_wakeups", 16.0, "wakeups",
+     "The floor under the rate below: sixteen IORING_ENTER_SQ_WAKEUP calls are the fewest "
+     "that give the SQEs-per-wakeup average a real sample, so that a window of a fraction "
+     "of a second with a few wake-ups cannot make a finding out of noise."},
+    {ThresholdId::SqpollMinWakeupRate, kTagSqpoll, "sqpoll_min_wakeup_rate", 10.0, "wakeups/s",
+     "A sleeping SQPOLL thread that the program wakes after a pause is the design. Ten "
+     "wake-ups a second make it the program's steady pattern rather than the few pauses of "
+     "a startup or shutdown; a rate, not a count, so that a 2 s run that wakes the thread "
+     "for nearly every submission is as clear a case as a 10 s one."},
     {ThresholdId::SqpollWakeupBatchBelow, kTagSqpoll, "sqpoll_wakeup_batch_below", 16.0,
      "SQEs/wakeup",
      "Each wakeup is an io_uring_enter() plus a cross-CPU thread wakeup before the first "

@@ -26,6 +26,7 @@ enum class ThresholdId : uint8_t {
   WorkersPerCpu,
   SqpollOffcpuMinPct,
   SqpollMinWakeups,
+  SqpollMinWakeupRate,
   SqpollWakeupBatchBelow,
   SqpollBusyMinWindow,
   DeferTwMaxLag,
@@ -35,7 +36,7 @@ enum class ThresholdId : uint8_t {
   ErrorsMinPct,
   ErrorsMinCount,
 };
-inline constexpr std::size_t kThresholdCount = 21;
+inline constexpr std::size_t kThresholdCount = 22;
 
 struct Threshold {
   ThresholdId id;

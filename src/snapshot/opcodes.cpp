@@ -1,11 +1,17 @@
 // SPDX-License-Identifier: MIT
 #include "uringscope/opcodes.h"
+#include "uringscope/abi.h"
 #include "util/strings.h"
 
 #include <array>
 #include <cctype>
 
 namespace uringscope {
+
+// The BPF side cannot read the opcode table; the numbers it needs are in its ABI header
+// and must agree with the table.
+static_assert(op::kSendZc == US_OP_SEND_ZC && op::kSendmsgZc == US_OP_SENDMSG_ZC);
+
 namespace {
 
 // The release that introduced each opcode, by value: liburing's man pages, checked

@@ -4,6 +4,7 @@
 // reorder.h (timestamp order), request_index.h (which request a record belongs to),
 // tracks.h (tracks and their names), trace_document.h (the JSON document and its file).
 #include "trace/trace_writer.h"
+#include "uringscope/opcodes.h"
 
 #include <algorithm>
 
@@ -16,8 +17,6 @@
 namespace uringscope {
 namespace {
 
-constexpr uint8_t kOpSendZc = 47;     // IORING_OP_SEND_ZC
-constexpr uint8_t kOpSendmsgZc = 48;  // IORING_OP_SENDMSG_ZC
 
 std::string_view punt_reason_name(uint32_t reason) {
   switch (reason) {
@@ -137,7 +136,7 @@ class TraceWriter::Impl {
       // request ended unseen, unless it is a zero-copy send waiting for its notification:
       // it posts its result CQE (with F_MORE) and frees its io_kiocb, and the notification
       // comes later from another one.
-      if (old->more && (old->opcode == kOpSendZc || old->opcode == kOpSendmsgZc)) {
+      if (old->more && (old->opcode == op::kSendZc || old->opcode == op::kSendmsgZc)) {
         if (std::optional<TraceRequest> displaced = requests_.detach(std::move(*old)))
           supersede(*displaced, ts);
       } else {

@@ -52,6 +52,22 @@ submitting_enters() {
   awk '/io_uring_enter\(/ && match($0, /= [0-9]+$/) && substr($0, RSTART + 2) + 0 > 0 { n++ } END { print n + 0 }' "$1"
 }
 
+# traced NAME COMMAND...: COMMAND under uringscope -f (programs fork their workers) and
+# under strace, which logs every io_uring_enter() and its result to $work/NAME.strace;
+# the report is $work/NAME.json, the program's output $work/NAME.out.
+traced() {
+  local name=$1
+  shift
+  "$uringscope" -f --json="$work/$name.json" -- strace -f -qq -e trace=io_uring_enter \
+    -o "$work/$name.strace" "$@" >"$work/$name.out" 2>&1
+}
+
+# The program's own count disagreed with itself: the test cannot judge uringscope.
+misbehaved() {
+  failed=$((failed + 1))
+  printf 'FAIL %-10s the program misbehaved: %s\n' "$1" "$2"
+}
+
 # check NAME REPORT TRUTH [ALLOWED_WARN_TAGS]: the read ops of the report against TRUTH.
 check() {
   local name=$1 report=$2 truth=$3 allowed=${4:-} problems=()
@@ -99,13 +115,10 @@ batch_explained() {  # strace-log
 if command -v qemu-img >/dev/null; then
   count=20000
   qemu-img create -q -f raw "$work/disk.img" 64M
-  "$uringscope" -f --json="$work/qemu.json" -- strace -f -qq -e trace=io_uring_enter \
-    -o "$work/qemu.strace" qemu-img bench -i io_uring -c $count -d 16 -s 4096 -f raw \
-    "$work/disk.img" >"$work/qemu.out" 2>&1
+  traced qemu qemu-img bench -i io_uring -c $count -d 16 -s 4096 -f raw "$work/disk.img"
   sent=$(sed -n 's/^Sending \([0-9]*\) read requests.*/\1/p' "$work/qemu.out")
   if [[ $sent != "$count" || $(sqes_consumed "$work/qemu.strace") != "$count" ]]; then
-    failed=$((failed + 1))
-    echo "FAIL qemu-img   the program's own counts disagree: sent=$sent strace=$(sqes_consumed "$work/qemu.strace")"
+    misbehaved qemu-img "sent=$sent, strace counted $(sqes_consumed "$work/qemu.strace") SQEs"
   else
     check qemu-img "$work/qemu.json" "$count" "$(batch_explained "$work/qemu.strace")"
   fi
@@ -120,13 +133,11 @@ if command -v plocate >/dev/null && command -v updatedb >/dev/null; then
     for j in $(seq 1 20); do : >"$work/tree/d$i/file_${i}_$j.txt"; done
   done
   updatedb -l 0 -o "$work/plocate.db" -U "$work/tree"
-  "$uringscope" -f --json="$work/plocate.json" -- strace -f -qq -e trace=io_uring_enter \
-    -o "$work/plocate.strace" plocate -d "$work/plocate.db" file_17_ >"$work/plocate.out" 2>&1
+  traced plocate plocate -d "$work/plocate.db" file_17_
   matches=$(grep -c "/file_17_" "$work/plocate.out")
   truth=$(sqes_consumed "$work/plocate.strace")
   if [[ $matches != 20 || $truth -lt 1 ]]; then
-    failed=$((failed + 1))
-    echo "FAIL plocate    the program misbehaved: $matches matches (want 20), $truth SQEs"
+    misbehaved plocate "$matches matches (want 20), $truth SQEs"
   else
     check plocate "$work/plocate.json" "$truth" "$(batch_explained "$work/plocate.strace")"
   fi
@@ -136,16 +147,12 @@ fi
 
 # --- fio -----------------------------------------------------------------------------
 if command -v fio >/dev/null; then
-  # fio runs each job in a forked process: -f.
-  "$uringscope" -f --json="$work/fio.json" -- strace -f -qq -e trace=io_uring_enter \
-    -o "$work/fio.strace" fio --name=real --filename="$work/fio.dat" \
-    --size=32M --rw=randread --bs=4k --ioengine=io_uring --iodepth=32 \
-    --iodepth_batch_submit=8 --number_ios=20000 --output-format=json \
-    --output="$work/fio.out" >/dev/null 2>&1
-  truth=$(jq '[.jobs[].read.total_ios] | add' "$work/fio.out" 2>/dev/null)
+  traced fio fio --name=real --filename="$work/fio.dat" --size=32M --rw=randread --bs=4k \
+    --ioengine=io_uring --iodepth=32 --iodepth_batch_submit=8 --number_ios=20000 \
+    --output-format=json --output="$work/fio.result"
+  truth=$(jq '[.jobs[].read.total_ios] | add' "$work/fio.result" 2>/dev/null)
   if [[ -z $truth || $truth == null || $truth -lt 1 ]]; then
-    failed=$((failed + 1))
-    echo "FAIL fio        fio wrote no result"
+    misbehaved fio "it wrote no result"
   else
     # fio lays the file out with plain writes first; only its reads go through io_uring.
     check fio "$work/fio.json" "$truth" "$(batch_explained "$work/fio.strace")"

@@ -658,9 +658,25 @@ TEST(Sqpoll, WarnThresholds) {
   };
   EXPECT_EQ(sev(5 * kSecond, 100, 1500), "WARN");      // 50 %, 100 wakeups, 15 per wakeup
   EXPECT_EQ(sev(5 * kSecond - 1, 100, 1500), "-");     // just under half the window
-  EXPECT_EQ(sev(5 * kSecond, 99, 1485), "-");          // 99 wakeups
+  EXPECT_EQ(sev(5 * kSecond, 99, 1485), "-");          // 99 wakeups: 9.9 a second
   EXPECT_EQ(sev(5 * kSecond, 100, 1600), "-");         // 16 per wakeup: big bursts are fine
   EXPECT_EQ(sev(9 * kSecond, 1000, 1000 * 64), "-");   // asleep, but 64 SQEs per wakeup
+}
+
+// The wake-up guard is a rate with a floor: a short run is judged like a long one.
+TEST(Sqpoll, TheWakeupGuardIsARate) {
+  auto sev = [](uint64_t wall_ns, uint64_t wakeups) -> std::string {
+    Ring ring = sqpoll_ring(wakeups * 4);  // 4 SQEs per wakeup
+    ring.counters.sqpoll_offcpu_ns = wall_ns * 3 / 4;
+    ring.counters.sqpoll_wakeups = wakeups;
+    ring.counters.sqpoll_sleeps = wakeups;
+    auto sq = with_tag(evaluate(snapshot_of({ring}, wall_ns)), "SQPOLL");
+    return sq.empty() ? "-" : std::string(severity_name(sq[0].severity));
+  };
+  EXPECT_EQ(sev(2 * kSecond, 20), "WARN");   // 10 a second over 2 s
+  EXPECT_EQ(sev(2 * kSecond, 19), "-");      // 9.5 a second
+  EXPECT_EQ(sev(1 * kSecond, 16), "WARN");   // the floor, at 16 a second
+  EXPECT_EQ(sev(1 * kSecond / 2, 15), "-");  // 30 a second, but under the floor of 16
 }
 
 TEST(Sqpoll, InfoWhenTheThreadNeverSlept) {
