@@ -54,17 +54,16 @@ static __always_inline void index_by_udata(__u32 ring, __u64 user_data, __u64 re
 {
 	__u32 set = udata_set(ring, user_data);
 	struct us_udata_slot *u0 = udata_way(set, 0), *u1 = udata_way(set, 1);
-	bool live0, live1;
 
 	if (!u0 || !u1)
 		return;
-	live0 = udata_live(u0);
-	live1 = udata_live(u1);
-	if (!live0 || (udata_holds(u0, ring, user_data) && u0->req == req_addr)) {
+	/* In this order, so that the common case (the first way's request has ended) costs
+	 * one in-flight lookup, not two. */
+	if ((udata_holds(u0, ring, user_data) && u0->req == req_addr) || !udata_live(u0)) {
 		udata_fill(u0, ring, user_data, req_addr, 0);
 		return;
 	}
-	if (!live1 || (udata_holds(u1, ring, user_data) && u1->req == req_addr)) {
+	if ((udata_holds(u1, ring, user_data) && u1->req == req_addr) || !udata_live(u1)) {
 		udata_fill(u1, ring, user_data, req_addr, 0);
 		return;
 	}
