@@ -285,6 +285,24 @@ Strings feature_names(const KernelSupport& s) {
   return names;
 }
 
+void expect_as_full_except(const KernelSupport& s, const KernelSupport& full,
+                           std::string_view except) {
+  EXPECT_EQ(s.tier, Tier::Full);
+  EXPECT_EQ(s.submit, full.submit);
+  EXPECT_EQ(s.complete, full.complete);
+  EXPECT_EQ(s.punt, full.punt);
+  EXPECT_EQ(s.req_bits, full.req_bits);
+  EXPECT_EQ(feature_names(s), kFeatureOrder);
+  ASSERT_EQ(s.features.size(), full.features.size());
+  for (size_t i = 0; i < s.features.size(); ++i) {
+    if (s.features[i].name == except) continue;
+    SCOPED_TRACE(s.features[i].name);
+    EXPECT_EQ(s.features[i].name, full.features[i].name);
+    EXPECT_EQ(s.features[i].enabled, full.features[i].enabled);
+    EXPECT_EQ(s.features[i].detail, full.features[i].detail);
+  }
+}
+
 Flags feature_flags(const KernelSupport& s) {
   Flags flags;
   for (const auto& f : s.features) flags.push_back(f.enabled);

@@ -185,6 +185,11 @@ using Flags = std::vector<bool>;
 Strings feature_names(const KernelSupport& s);
 Flags feature_flags(const KernelSupport& s);
 
+// `s` is `full` (the complete kernel's result) in tier, shapes, REQ_F bits and every
+// feature row but `except`, whose row the caller checks itself.
+void expect_as_full_except(const KernelSupport& s, const KernelSupport& full,
+                           std::string_view except);
+
 inline const Strings kFeatureOrder = {
     "submit",     "complete",    "punt",       "create",     "overflow", "fd_walk",
     "enter",      "poll_arm",    "task_add",   "task_work",  "local_work", "short_write",

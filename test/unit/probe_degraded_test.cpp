@@ -254,20 +254,7 @@ TEST(ProbeKernel, KernelWithoutSchedSwitchLosesOnlyIoThreads) {
   EXPECT_EQ(feature_flags(s), all_on_but({"io_threads"}));
   EXPECT_EQ(s.programs, minus(kPrograms618, {"usc_sched"}));
   // Everything else exactly as on the complete kernel.
-  EXPECT_EQ(s.tier, Tier::Full);
-  EXPECT_EQ(s.submit, full.submit);
-  EXPECT_EQ(s.complete, full.complete);
-  EXPECT_EQ(s.punt, full.punt);
-  EXPECT_EQ(s.req_bits, full.req_bits);
-  EXPECT_EQ(feature_names(s), kFeatureOrder);
-  ASSERT_EQ(s.features.size(), full.features.size());
-  for (size_t i = 0; i < s.features.size(); ++i) {
-    if (s.features[i].name == "io_threads") continue;
-    SCOPED_TRACE(s.features[i].name);
-    EXPECT_EQ(s.features[i].name, full.features[i].name);
-    EXPECT_EQ(s.features[i].enabled, full.features[i].enabled);
-    EXPECT_EQ(s.features[i].detail, full.features[i].detail);
-  }
+  expect_as_full_except(s, full, "io_threads");
 }
 
 TEST(ProbeKernel, SchedSwitchIsNotAnIoUringTracepoint) {
