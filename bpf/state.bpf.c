@@ -9,6 +9,9 @@ struct us_ring_opmap_map ring_opmap SEC(".maps");
 struct us_opstats_map opstats SEC(".maps");
 struct us_inflight_map inflight SEC(".maps");
 struct us_udata_map udata SEC(".maps");
+struct us_retired_queue_map retired_rings SEC(".maps");
+struct us_free_rows_map free_rings SEC(".maps");
+struct us_free_rows_map free_opstats SEC(".maps");
 struct us_targets_map targets SEC(".maps");
 struct us_followed_exited_map followed_exited SEC(".maps");
 struct us_ring_cache_map ring_cache SEC(".maps");
@@ -30,6 +33,7 @@ const volatile __s32 req_bit[US_RF__COUNT] = {
 const volatile __u64 pidns_ino = 0;
 const volatile bool trace_on = false;
 const volatile bool follow_forks = false;
+const volatile __u64 ring_exit_fn = 0;
 
 __u32 ring_rows = 0;
 __u32 opstat_rows = 0;

@@ -41,6 +41,7 @@ struct us_ring_stats_map {
 
 struct us_ring_opmap_map {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE); /* userspace clears a retired ring's slots */
 	__uint(max_entries, US_DEFAULT_MAX_RINGS * US_OP_SLOTS);
 	__type(key, __u32);   /* ring * US_OP_SLOTS + opcode */
 	__type(value, __u32); /* opstat row, 0 = none yet */
@@ -67,6 +68,19 @@ struct us_udata_map {
 	__uint(max_entries, US_DEFAULT_UDATA_SLOTS);
 	__type(key, __u32);
 	__type(value, struct us_udata_slot);
+};
+
+/* Rows going back and forth for ring churn (struct us_retired in uringscope.h). */
+struct us_retired_queue_map {
+	__uint(type, BPF_MAP_TYPE_QUEUE);
+	__uint(max_entries, US_DEFAULT_MAX_RINGS);
+	__type(value, struct us_retired);
+};
+
+struct us_free_rows_map {
+	__uint(type, BPF_MAP_TYPE_QUEUE);
+	__uint(max_entries, US_DEFAULT_MAX_RINGS);
+	__type(value, __u32);
 };
 
 /* One word per 64 pids; sized from kernel.pid_max by userspace. */
@@ -128,6 +142,9 @@ extern struct us_ring_opmap_map ring_opmap SEC(".maps");
 extern struct us_opstats_map opstats SEC(".maps");
 extern struct us_inflight_map inflight SEC(".maps");
 extern struct us_udata_map udata SEC(".maps");
+extern struct us_retired_queue_map retired_rings SEC(".maps");
+extern struct us_free_rows_map free_rings SEC(".maps");
+extern struct us_free_rows_map free_opstats SEC(".maps");
 extern struct us_targets_map targets SEC(".maps");
 extern struct us_followed_exited_map followed_exited SEC(".maps");
 extern struct us_ring_cache_map ring_cache SEC(".maps");
@@ -150,6 +167,8 @@ extern const volatile __u64 pidns_ino;
 extern const volatile bool trace_on;
 /* -f: processes forked by a target become targets. */
 extern const volatile bool follow_forks;
+/* Address of io_ring_exit_work (kallsyms), 0 when unreadable: see retire.bpf.c. */
+extern const volatile __u64 ring_exit_fn;
 
 /* Allocation cursors (rows handed out after the catch-all row 0) and tool counters. */
 extern __u32 ring_rows;

@@ -49,6 +49,21 @@ static __always_inline __u32 ring_lookup(__u64 ctx)
 	return *row;
 }
 
+/*
+ * A row for a new ring or (ring, op) pair: a row given back by a destroyed ring first,
+ * else the next one from the cursor. The cursor stops at the limit (racing CPUs
+ * overshoot it by one each at most), so it can never wrap into rows that are in use.
+ * Returns `limit` when there is none.
+ */
+static __always_inline __u32 row_claim(void *free_rows, __u32 *cursor, __u32 limit)
+{
+	__u32 row;
+
+	if (!bpf_map_pop_elem(free_rows, &row) && row && row < limit)
+		return row;
+	return *cursor + 1 >= limit ? limit : __sync_fetch_and_add(cursor, 1) + 1;
+}
+
 struct us_ring_seed {
 	__u64 ctx;
 	__u32 tgid;
@@ -73,9 +88,7 @@ static __always_inline __u32 ring_add(const struct us_ring_seed *seed, bool repl
 	struct us_ring_info *info = NULL;
 	__u32 *cur, row;
 
-	/* The cursor stops at the limit (racing CPUs overshoot it by one each at most), so
-	 * it can never wrap into rows that are in use. */
-	row = ring_rows + 1 >= max_rings ? max_rings : __sync_fetch_and_add(&ring_rows, 1) + 1;
+	row = row_claim(&free_rings, &ring_rows, max_rings);
 	if (row >= max_rings) {
 		tool_count(US_TOOL_RINGS_FULL);
 		row = US_RING_CATCHALL;
@@ -96,8 +109,10 @@ static __always_inline __u32 ring_add(const struct us_ring_seed *seed, bool repl
 	}
 	if (bpf_map_update_elem(&ring_ids, &ctx, &row, replace ? BPF_ANY : BPF_NOEXIST)) {
 		/* Another CPU added this ctx first (or the id map is full): use its row. */
-		if (info)
+		if (info) {
 			info->ctx = 0;
+			bpf_map_push_elem(&free_rings, &row, 0);
+		}
 		cur = bpf_map_lookup_elem(&ring_ids, &ctx);
 		return cur ? *cur : US_RING_CATCHALL;
 	}
@@ -152,8 +167,7 @@ static __always_inline __u32 opstat_for(__u32 ring, __u32 opcode)
 		return US_OPSTAT_CATCHALL;
 	if (cur)
 		return cur;
-	row = opstat_rows + 1 >= max_opstats ? max_opstats
-					     : __sync_fetch_and_add(&opstat_rows, 1) + 1;
+	row = row_claim(&free_opstats, &opstat_rows, max_opstats);
 	if (row >= max_opstats) {
 		if (__sync_val_compare_and_swap(slot, 0, US_OPSTAT_REFUSED) == 0)
 			tool_count(US_TOOL_OPSTATS_FULL);
@@ -166,8 +180,9 @@ static __always_inline __u32 opstat_for(__u32 ring, __u32 opcode)
 	os->opcode = op_slot(opcode);
 	cur = __sync_val_compare_and_swap(slot, 0, row);
 	if (cur) {
-		/* Lost the race: leave this row unowned, userspace skips it. */
+		/* Lost the race: the row goes back unused. */
 		os->ring = US_NO_RING;
+		bpf_map_push_elem(&free_opstats, &row, 0);
 		return cur;
 	}
 	return row;

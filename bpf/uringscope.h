@@ -42,6 +42,18 @@
 #define US_RING_CATCHALL 0
 #define US_OPSTAT_CATCHALL 0
 
+/*
+ * Ring churn. When a ring's teardown ends (io_ring_exit_work has run), its row goes to
+ * the retired queue (struct us_retired); userspace copies the row's numbers out, clears
+ * the row and its opstat rows, and pushes them onto the free queues, which the row
+ * allocators take from before their cursors.
+ */
+struct us_retired {
+	__u32 row;
+	__u32 pad;
+	__u64 ns; /* bpf_ktime_get_ns() when the teardown ended */
+};
+
 /* Per-ring counters (struct us_ring_stats). Per-op numbers live in struct us_opstat. */
 enum us_ring_counter {
 	US_RC_ENTER_CALLS,        /* io_uring_enter() calls naming this ring */

@@ -32,8 +32,9 @@ enum class FeatureId : uint8_t {
   IoThreads,
   FileGet,
   Fork,
+  RingExit,
 };
-inline constexpr std::size_t kFeatureCount = 16;
+inline constexpr std::size_t kFeatureCount = 17;
 
 // Which runs load a feature's programs: loading them otherwise would cost every run.
 enum class FeatureNeed { EveryRun, Trace, Follow };
@@ -99,6 +100,10 @@ inline constexpr std::array<FeatureSpec, kFeatureCount> kFeatures{{
     {FeatureId::Fork, "fork", false, "-f cannot follow forked children",
      {"usc_fork", "usc_fork_exit"},
      FeatureNeed::Follow},
+    {FeatureId::RingExit, "ring_exit", false,
+     "rows of destroyed rings are not reused: a run that sees more rings than the table "
+     "holds counts the rest in the catch-all ring",
+     {"usc_ring_exit"}},
 }};
 
 constexpr const FeatureSpec& feature_spec(FeatureId id) {

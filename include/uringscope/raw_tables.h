@@ -10,6 +10,20 @@
 
 namespace uringscope {
 
+// A ring destroyed during the run whose row was given back (bpf/retire.bpf.c): its
+// numbers as they were when its teardown ended.
+struct RetiredRing {
+  uint32_t row = 0;         // the row it held
+  uint64_t retired_ns = 0;  // bpf_ktime_get_ns() at the end of its teardown
+  us_ring_info info{};
+  us_ring_stats stats{};
+  std::vector<us_opstat> ops;  // its (ring, op) rows, `ring` still the row it held
+  std::vector<std::pair<us_errno_key, uint64_t>> errnos;
+  // Requests still in the in-flight table when the ring ended: their end was never seen
+  // (abandoned by an exiting owner, or lost). The leak scan reads them with the rest.
+  std::vector<us_inflight> pending;
+};
+
 // The kernel tables as copied out of the BPF maps: row 0 of each is the catch-all row,
 // rows 1..N were handed out in order of first sight. No libbpf types, so the step that
 // turns these rows into a Snapshot is testable without a kernel.
@@ -21,6 +35,7 @@ struct RawTables {
   std::vector<us_inflight_bucket> inflight;  // the whole table, for the leak scan
   std::vector<std::pair<us_errno_key, uint64_t>> errnos;
   std::vector<std::pair<uint32_t, us_thread>> threads;  // tid -> thread
+  std::vector<RetiredRing> retired;  // in the order their teardowns ended
 };
 
 }  // namespace uringscope

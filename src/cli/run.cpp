@@ -13,11 +13,13 @@
 #include "cli/exit_status.h"
 #include "cli/report_output.h"
 #include "cli/snapshot_source.h"
+#include "cli/table_sizes.h"
 #include "diff/baseline.h"
 #include "loader/libbpf_log.h"
 #include "loader/load_outcome.h"
 #include "loader/tracer.h"
 #include "metrics/metrics.h"
+#include "os/kallsyms.h"
 #include "os/signals.h"
 #include "os/system.h"
 #include "os/targets.h"
@@ -38,7 +40,8 @@ namespace {
 KernelSupport probe_this_kernel() {
   BtfPtr btf = load_kernel_btf();
   ProbeEnvironment env{kernel_release(), syscall_tracepoint_available(),
-                       try_fentry(btf.get(), kEnterFentryFunction)};
+                       try_fentry(btf.get(), kEnterFentryFunction),
+                       kallsyms_address(kRingExitFunction)};
   return probe_kernel(btf.get(), env);
 }
 
@@ -64,8 +67,9 @@ KernelSupport support_for_this_run(bool follow) {
   return support;
 }
 
-TracerConfig tracer_config(const Options& opts, const Targets& targets) {
+TracerConfig tracer_config(const Options& opts, const Targets& targets, const TableSizes& sizes) {
   TracerConfig config;
+  config.sizes = sizes;
   config.filter_tgids = targets.info.mode != TargetMode::All;
   config.pid_max = pid_max();
   if (const PidNamespace ns = own_pid_namespace(); !ns.initial) config.pidns_inode = ns.inode;
@@ -84,15 +88,18 @@ KernelInfo attach(Tracer& tracer, const KernelSupport& support, const Targets& t
   return kernel_after_load(kernel_info(support, kernel_release()), outcome);
 }
 
-// Trace records carry the kernel table row of their ring; the report calls it by id.
+// Trace records carry the kernel table row of their ring; the report calls it by id. A
+// row given back by a destroyed ring names every ring that held it, in order.
 std::map<uint32_t, std::string> ring_track_names(const Snapshot& snap) {
   std::map<uint32_t, std::string> names;
   for (const Ring& ring : snap.rings) {
-    names[ring.bpf_row] =
+    std::string name =
         ring.source == RingSource::CatchAll
             ? std::string("other rings")
             : fmt::format("ring #{} fd={} ({} {})", ring.id, ring.fd >= 0 ? std::to_string(ring.fd) : "?",
                           ring.comm, ring.pid);
+    std::string& track = names[ring.bpf_row];
+    track = track.empty() ? std::move(name) : track + ", then " + name;
   }
   return names;
 }
@@ -144,6 +151,9 @@ Snapshot observe(const Options& opts, Tracer& tracer, SnapshotSource& source, Ou
   auto& trace = outputs.trace;
   const auto to_trace = [&](const us_trace_event& e) { trace->add(e); };
   if (trace) tasks.push_back({0.1, [&] { tracer.drain_trace(to_trace, kDrainBudget); }});
+  // Ten times a second: a program would have to open and close more than 10,000 rings
+  // a second to use up the default 1,024 rows between two reclaims.
+  tasks.push_back({0.1, [&] { tracer.reclaim_rings(); }});
   const auto publish = [&] { outputs.publication.publish(source.take(true)); };
   if (outputs.metrics) {
     publish();
@@ -157,6 +167,7 @@ Snapshot observe(const Options& opts, Tracer& tracer, SnapshotSource& source, Ou
   run_window(signals, targets, opts.duration_s, tasks);
 
   tracer.detach();
+  tracer.reclaim_rings();
   // The last, partial interval, read after detaching like the final report, so the
   // intervals add up to it exactly.
   if (opts.interval_s) live.interval();
@@ -181,6 +192,8 @@ int trace_run(const Options& opts) {
   require_bpf_privileges();
   TracefsMount tracefs;
   const KernelSupport support = support_for_this_run(opts.follow);
+  const char* sizes_env = std::getenv("URINGSCOPE_TABLE_SIZES");
+  const TableSizes sizes = sizes_env ? table_sizes_from(sizes_env) : TableSizes{};
   Outputs outputs(opts);
   // SIGPIPE too: `uringscope ... | head` ends the window when head has gone, and still
   // detaches and undoes what the run changed.
@@ -188,7 +201,7 @@ int trace_run(const Options& opts) {
   Targets targets;
   open_targets({opts.command, opts.pids, opts.keep_root}, signals, targets);
 
-  Tracer tracer(support, tracer_config(opts, targets));
+  Tracer tracer(support, tracer_config(opts, targets, sizes));
   const KernelInfo kernel = attach(tracer, support, targets);
   check_still_running(targets);
   std::cerr << fmt::format("uringscope: attached {} programs (tier {}); {}{}{}",

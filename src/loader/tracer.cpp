@@ -17,6 +17,7 @@
 
 #include "util/error.h"
 #include "loader/libbpf_log.h"
+#include "loader/map_copy.h"
 #include "util/unique_fd.h"
 #include "uringscope_bpf.skel.h"
 
@@ -29,45 +30,6 @@ void set_entries(bpf_map* map, uint32_t entries) {
   if (int err = bpf_map__set_max_entries(map, entries); err) {
     throw Error(fmt::format("cannot size BPF map {}: {}", bpf_map__name(map), strerror(-err)));
   }
-}
-
-// Copies rows [0, rows) of an array map. The big tables are BPF_F_MMAPABLE: one mmap
-// instead of a syscall per row.
-template <typename Row>
-std::vector<Row> copy_rows(const bpf_map* map, uint32_t rows) {
-  rows = std::min(rows, bpf_map__max_entries(map));
-  std::vector<Row> out(rows);
-  if (rows == 0) return out;
-  const std::size_t stride = (bpf_map__value_size(map) + 7) & ~std::size_t{7};
-  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-  const std::size_t length = (stride * rows + page - 1) / page * page;
-  void* base = mmap(nullptr, length, PROT_READ, MAP_SHARED, bpf_map__fd(map), 0);
-  if (base == MAP_FAILED) {
-    throw Error(fmt::format("cannot map BPF table {}: {}", bpf_map__name(map), strerror(errno)));
-  }
-  for (uint32_t i = 0; i < rows; ++i) {
-    std::memcpy(&out[i], static_cast<const char*>(base) + i * stride, sizeof(Row));
-  }
-  munmap(base, length);
-  return out;
-}
-
-// Every (key, value) of a hash map. Entries inserted while we walk may be missed; we
-// read after detaching, so nothing is.
-template <typename Key, typename Value>
-std::vector<std::pair<Key, Value>> copy_hash(const bpf_map* map) {
-  std::vector<std::pair<Key, Value>> out;
-  const int fd = bpf_map__fd(map);
-  Key key{};
-  Key next{};
-  const Key* prev = nullptr;
-  while (bpf_map_get_next_key(fd, prev, &next) == 0) {
-    Value value{};
-    if (bpf_map_lookup_elem(fd, &next, &value) == 0) out.emplace_back(next, value);
-    key = next;
-    prev = &key;
-  }
-  return out;
 }
 
 constexpr const char* kEnterFentry = "usc_enter_fentry";
@@ -132,6 +94,7 @@ Tracer::Tracer(const KernelSupport& support, const TracerConfig& config) : confi
   }
   load(support);
   if (config.trace) open_trace_buffer();
+  if (bpf_program__autoload(skel_->progs.usc_ring_exit)) reclaimer_ = std::make_unique<RingReclaimer>(*skel_);
   bpf_program* prog;
   bpf_object__for_each_program(prog, skel_->obj) {
     if (!bpf_program__autoload(prog)) continue;
@@ -243,6 +206,9 @@ void Tracer::open_configured(const KernelSupport& support, const std::set<std::s
   set_entries(skel_->maps.opstats, sizes.max_opstats);
   set_entries(skel_->maps.inflight, sizes.inflight_buckets);
   set_entries(skel_->maps.udata, sizes.udata_slots);
+  set_entries(skel_->maps.retired_rings, sizes.max_rings);
+  set_entries(skel_->maps.free_rings, sizes.max_rings);
+  set_entries(skel_->maps.free_opstats, sizes.max_opstats);
   set_entries(skel_->maps.targets, (config_.pid_max + 63) / 64);
   if (config_.trace) set_entries(skel_->maps.trace_rb, config_.trace_bytes);
 
@@ -256,6 +222,7 @@ void Tracer::open_configured(const KernelSupport& support, const std::set<std::s
   ro->pidns_ino = config_.pidns_inode;
   ro->trace_on = config_.trace;
   ro->follow_forks = config_.follow;
+  ro->ring_exit_fn = support.ring_exit_work;
 }
 
 void Tracer::add_target(uint32_t tgid) {
@@ -349,6 +316,8 @@ void Tracer::drain_trace(const std::function<void(const us_trace_event&)>& sink,
   trace_sink_ = nullptr;
 }
 
+std::size_t Tracer::reclaim_rings() { return reclaimer_ ? reclaimer_->reclaim(retired_) : 0; }
+
 std::vector<uint32_t> Tracer::target_tgids() const {
   std::vector<uint32_t> tgids;
   const auto words = copy_rows<uint64_t>(skel_->maps.targets, bpf_map__max_entries(skel_->maps.targets));
@@ -383,6 +352,7 @@ RawTables Tracer::read_tables(bool with_inflight) const {
   }
   raw.errnos = copy_hash<us_errno_key, uint64_t>(skel_->maps.errnos);
   raw.threads = copy_hash<uint32_t, us_thread>(skel_->maps.threads);
+  raw.retired = retired_;
   return raw;
 }
 

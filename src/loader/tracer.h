@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "loader/load_outcome.h"
+#include "loader/ring_reclaim.h"
 #include "probe/probe.h"
 #include "uringscope/raw_tables.h"
 
@@ -70,6 +71,9 @@ class Tracer {
   // A copy of the tables. The in-flight table (2 MiB by default) is only needed for the
   // leak scan at the end; periodic readers (live mode, metrics) skip it.
   RawTables read_tables(bool with_inflight = true) const;
+  // Gives the rows of rings destroyed since the last call back to the BPF side, keeping
+  // their numbers for read_tables(). Returns how many; 0 when the feature is off.
+  std::size_t reclaim_rings();
   // The thread groups that were targets: those the filter holds now, and with -f the
   // children that joined it, including those that have exited since.
   std::vector<uint32_t> target_tgids() const;
@@ -106,6 +110,8 @@ class Tracer {
   // Returns true when io_uring_enter is covered (or cannot be) without the tracepoint.
   bool attach_enter(std::vector<AttachFailure>& failures);
 
+  std::unique_ptr<RingReclaimer> reclaimer_;  // when usc_ring_exit is loaded
+  std::vector<RetiredRing> retired_;
   std::vector<uint32_t> prog_ids_;  // to wait for the kernel to free them
   std::vector<AttachFailure> rejections_;
   std::string enter_fallback_;  // why the fentry program was left out of the load

@@ -69,4 +69,16 @@ bool takes_only_pt_regs(const btf* vmlinux, const char* function) {
          std::string_view(btf__name_by_offset(vmlinux, regs->name_off)) == "pt_regs";
 }
 
+bool struct_has_member(const btf* vmlinux, const char* name, std::string_view member) {
+  const int id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_STRUCT);
+  if (id <= 0) return false;
+  const btf_type* type = btf__type_by_id(vmlinux, id);
+  const btf_member* m = btf_members(type);
+  for (__u16 i = 0; i < btf_vlen(type); ++i, ++m) {
+    const char* member_name = btf__name_by_offset(vmlinux, m->name_off);
+    if (member_name && member == member_name) return true;
+  }
+  return false;
+}
+
 }  // namespace uringscope

@@ -31,5 +31,6 @@ Choice<bool> choose_fork(const btf* vmlinux);
 bool process_exit_traceable(const btf* vmlinux);
 Choice<bool> choose_fd_walk(const btf* vmlinux);
 Choice<bool> choose_enter(const btf* vmlinux, const ProbeEnvironment& env);
+Choice<bool> choose_ring_exit(const btf* vmlinux, const ProbeEnvironment& env);
 
 }  // namespace uringscope

@@ -121,4 +121,30 @@ Choice<bool> choose_enter(const btf* vmlinux, const ProbeEnvironment& env) {
           {}};
 }
 
+// The end of io_ring_exit_work() is where a ring's row can be given back: it runs as a
+// work item on ctx->exit_work, and workqueue_execute_end (5.8+) names the work and its
+// function. Without kallsyms the program still works, at the cost of a lookup for every
+// work item on the machine instead of one comparison.
+Choice<bool> choose_ring_exit(const btf* vmlinux, const ProbeEnvironment& env) {
+  const FeatureId id = FeatureId::RingExit;
+  const Prototype tp = find_typedef_proto(vmlinux, "btf_trace_workqueue_execute_end");
+  if (auto off = sched_tracepoint_off(tp, "workqueue_execute_end", id)) return *off;
+  if (tp.args != 2 || !arg_points_to_struct(vmlinux, tp, 0, "work_struct"))
+    return {false,
+            join("workqueue_execute_end is not (work_struct *work, work_func_t function): "
+                 "unrecognised prototype",
+                 loss_of(id), "; "),
+            {}};
+  if (!struct_has_member(vmlinux, "io_ring_ctx", "exit_work") ||
+      btf__find_by_name_kind(vmlinux, kRingExitFunction, BTF_KIND_FUNC) <= 0)
+    return {false, join("no io_ring_ctx.exit_work or io_ring_exit_work in kernel BTF", loss_of(id), "; "),
+            {}};
+  if (env.ring_exit_work)
+    return {true, "workqueue_execute_end of io_ring_exit_work", "usc_ring_exit"};
+  return {true,
+          "workqueue_execute_end, every work item looked up (io_ring_exit_work not in "
+          "/proc/kallsyms)",
+          "usc_ring_exit"};
+}
+
 }  // namespace uringscope

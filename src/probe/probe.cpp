@@ -101,6 +101,9 @@ KernelSupport probe_kernel(const struct btf* vmlinux, const ProbeEnvironment& en
   add(FeatureId::Fork, fork);
   if (!fork.program.empty() && process_exit_traceable(vmlinux))
     support.programs.emplace_back("usc_fork_exit");
+  const auto ring_exit = choose_ring_exit(vmlinux, env);
+  add(FeatureId::RingExit, ring_exit);
+  if (!ring_exit.program.empty()) support.ring_exit_work = env.ring_exit_work;
   return support;
 }
 

@@ -47,6 +47,8 @@ enum class PuntShape {
 // The x86-64 entry point of io_uring_enter, where uringscope puts its fentry (the typed
 // __do_sys_io_uring_enter body is `inline`, hence notrace).
 inline constexpr const char* kEnterFentryFunction = "__x64_sys_io_uring_enter";
+// The work function that ends every ring (bpf/retire.bpf.c).
+inline constexpr const char* kRingExitFunction = "io_ring_exit_work";
 
 // Facts about the machine that are not in BTF; the loader fills them in.
 struct ProbeEnvironment {
@@ -54,6 +56,8 @@ struct ProbeEnvironment {
   bool syscall_tracepoints = false;   // tracefs has syscalls/sys_enter_io_uring_enter
   // A trial load of an fentry program on the io_uring_enter entry point (fentry_trial.h).
   FentryTrialResult enter_fentry;
+  // Address of io_ring_exit_work in /proc/kallsyms, 0 when it cannot be read.
+  uint64_t ring_exit_work = 0;
 };
 
 struct KernelSupport {
@@ -65,6 +69,8 @@ struct KernelSupport {
   bool overflow = false;    // io_uring_cqe_overflow (5.19+)
   bool fd_walk = false;     // BPF task_file iterator (bpf_iter__task_file in BTF, 5.8+)
   bool enter = false;       // io_uring_enter counted (fentry, or the syscall tracepoint)
+  // io_ring_exit_work's address for the ring_exit program's first test, 0 when unknown.
+  uint64_t ring_exit_work = 0;
   // REQ_F_*_BIT numbers looked up by name in BTF, indexed by enum us_req_flag; -1 when
   // the kernel has no such enumerator.
   std::array<int, US_RF__COUNT> req_bits{};

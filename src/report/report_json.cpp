@@ -145,6 +145,7 @@ Json ring_json(const Ring& ring) {
               // null when no SQPOLL thread was seen, like fd: 0 is no thread id.
               {"sq_tid", ring.sq_tid ? Json(ring.sq_tid) : Json(nullptr)},
               {"source", ring_source_name(ring.source)},
+              {"destroyed", ring.destroyed},
               {"avg_batch", ring.avg_batch()},
               {"counters", counters_json(ring.counters)},
               {"ops", ops_json(ring.ops)}};

@@ -114,6 +114,7 @@ void render_ring_header(std::ostream& out, const Ring& ring) {
   if (ring.pid != 0) owner += (owner.empty() ? "" : " ") + fmt::format("pid {}", ring.pid);
   if (!owner.empty()) line += "   " + owner;
   if (created_before_attach(ring)) line += "  (created before attach)";
+  if (ring.destroyed) line += "  (destroyed)";
   out << line << '\n';
 }
 

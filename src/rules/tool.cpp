@@ -28,6 +28,8 @@ struct ToolLossText {
   std::string_view message;
   std::string_view suggestion;
   std::string_view suggestion_for_one_tree = {};
+  // The one-tree remedy when destroyed rings give their rows back (feature ring_exit).
+  std::string_view suggestion_with_row_reuse = {};
 };
 
 constexpr ToolLossText kLossTexts[] = {
@@ -36,14 +38,18 @@ constexpr ToolLossText kLossTexts[] = {
      "under the catch-all ring, so per-ring numbers are incomplete.",
      "Narrow the target (-p PID instead of -a) so fewer rings compete for the table.",
      "The traced processes created more rings than the table holds (a destroyed ring keeps "
-     "its row): trace a shorter window, or one part of the test suite at a time."},
+     "its row): trace a shorter window, or one part of the test suite at a time.",
+     "The traced processes had more rings open at once than the table holds (destroyed "
+     "rings give their rows back): trace fewer of them at a time."},
     {&ToolStats::opstats_full,
      "The tool's per-op table was full: {} (ring, op) pairs got no row, and their events "
      "were counted under a catch-all row, so per-op numbers are incomplete.",
      "Narrow the target (-p PID instead of -a) so fewer (ring, op) pairs compete for the "
      "table.",
      "The traced processes used more (ring, op) pairs than the table holds, usually from "
-     "many short-lived rings: trace a shorter window, or one part of the work at a time."},
+     "many short-lived rings: trace a shorter window, or one part of the work at a time.",
+     "The traced processes had more (ring, op) pairs in use at once than the table holds "
+     "(destroyed rings give theirs back): trace fewer of them at a time."},
     {&ToolStats::op_out_of_range,
      "{} requests had opcodes beyond the tool's opcode table and were counted together in "
      "one row.",
@@ -169,9 +175,11 @@ void rule_tool(const Snapshot& snapshot, std::vector<Finding>& out) {
     const uint64_t count = snapshot.tool.*loss.member;
     if (!loss_reported(loss.member, count)) continue;
     const bool one_tree = snapshot.target.mode != TargetMode::All;
-    const std::string_view suggestion = one_tree && !loss.suggestion_for_one_tree.empty()
-                                            ? loss.suggestion_for_one_tree
-                                            : loss.suggestion;
+    const bool row_reuse = feature_on(snapshot.kernel.features, FeatureId::RingExit, IfAbsent::Off);
+    std::string_view suggestion = loss.suggestion;
+    if (one_tree && !loss.suggestion_for_one_tree.empty()) suggestion = loss.suggestion_for_one_tree;
+    if (one_tree && row_reuse && !loss.suggestion_with_row_reuse.empty())
+      suggestion = loss.suggestion_with_row_reuse;
     out.push_back(tool_finding(fmt::format(fmt::runtime(loss.message), format_count(count)),
                                std::string(suggestion),
                                {count_evidence(std::string(tool_field_name(loss.member)), count)}));

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "uringscope/fields.h"
@@ -91,6 +92,27 @@ bool ring_has_activity(const Ring& ring) {
          c.inflight_map_drops || c.task_adds || c.task_work_runs || c.short_writes;
 }
 
+void sort_by_opcode(std::vector<OpStats>& ops) {
+  std::sort(ops.begin(), ops.end(),
+            [](const OpStats& a, const OpStats& b) { return a.opcode < b.opcode; });
+}
+
+// The errno counts of ring row `row` onto its ops, most frequent first.
+void attach_errnos(std::vector<OpStats>& ops,
+                   const std::vector<std::pair<us_errno_key, uint64_t>>& errnos, uint32_t row) {
+  for (const auto& [key, count] : errnos) {
+    if (key.ring != row) continue;
+    for (OpStats& op : ops) {
+      if (op.opcode == key.opcode) op.errnos.push_back({key.err, count});
+    }
+  }
+  for (OpStats& op : ops) {
+    std::sort(op.errnos.begin(), op.errnos.end(), [](const ErrnoCount& a, const ErrnoCount& b) {
+      return a.count != b.count ? a.count > b.count : a.err < b.err;
+    });
+  }
+}
+
 std::map<uint32_t, std::vector<OpStats>> ops_by_ring_row(const RawTables& raw, std::size_t rows) {
   static_assert(US_OP_OTHER == kOpcodeOther);
   std::map<uint32_t, std::vector<OpStats>> by_row;
@@ -106,25 +128,9 @@ std::map<uint32_t, std::vector<OpStats>> ops_by_ring_row(const RawTables& raw, s
     if (ring_row == kNoRing || ring_row >= rows) continue;
     if (has_activity(op)) by_row[ring_row].push_back(op);
   }
-  for (auto& [row, ops] : by_row) {
-    std::sort(ops.begin(), ops.end(),
-              [](const OpStats& a, const OpStats& b) { return a.opcode < b.opcode; });
-  }
+  for (auto& [row, ops] : by_row) sort_by_opcode(ops);
   // The errno table hangs off the same (ring row, opcode) keys.
-  for (const auto& [key, count] : raw.errnos) {
-    auto ring_ops = by_row.find(key.ring);
-    if (ring_ops == by_row.end()) continue;
-    for (OpStats& op : ring_ops->second) {
-      if (op.opcode == key.opcode) op.errnos.push_back({key.err, count});
-    }
-  }
-  for (auto& [row, ops] : by_row) {
-    for (OpStats& op : ops) {
-      std::sort(op.errnos.begin(), op.errnos.end(), [](const ErrnoCount& a, const ErrnoCount& b) {
-        return a.count != b.count ? a.count > b.count : a.err < b.err;
-      });
-    }
-  }
+  for (auto& [row, ops] : by_row) attach_errnos(ops, raw.errnos, row);
   return by_row;
 }
 
@@ -160,36 +166,49 @@ RequestWhere where_of(uint8_t state) {
   }
 }
 
-// Requests still in the in-flight table at the end. Those past the leak age are either
-// waiting on an event (armed poll, or an op that waits by design: pending) or not
-// (stuck in io-wq, or never progressing, or abandoned by an exiting owner: suspected).
+// A request still in the in-flight table: past the leak age it is either waiting on an
+// event (armed poll, or an op that waits by design: pending) or not (stuck in io-wq, or
+// never progressing, or abandoned by an exiting owner: suspected). `end_ns` is the end
+// of the window, or of its ring when the ring was destroyed first.
+std::optional<PendingRequest> pending_of(const us_inflight& w, uint32_t ring_id, uint64_t end_ns,
+                                         uint64_t leak_age_ns) {
+  if (!w.req) return std::nullopt;
+  // IOSQE_CQE_SKIP_SUCCESS requests post nothing when they succeed: their entry stays
+  // behind by design.
+  if ((w.state & US_IF_CQE_SKIP) && !(w.state & US_IF_ABANDONED)) return std::nullopt;
+  const uint64_t age = age_at(w.start_ns, end_ns);
+  if (age < leak_age_ns) return std::nullopt;
+  PendingRequest p;
+  p.ring = ring_id;
+  p.opcode = w.opcode;
+  p.age_ns = age;
+  p.user_data = w.user_data;
+  p.where = where_of(w.state);
+  p.abandoned = w.state & US_IF_ABANDONED;
+  // A send waiting for its notification waits on the peer's acknowledgement, as a poll
+  // waits on its file: not the program's leak.
+  p.waiting = p.where == RequestWhere::Poll || p.where == RequestWhere::Notification ||
+              opcode_waits_for_event(w.opcode);
+  return p;
+}
+
+// The in-flight table at the end, and the requests destroyed rings left behind.
 void scan_leaks(Snapshot& snap, const RawTables& raw, const std::map<uint32_t, uint32_t>& id_of_row,
-                const SnapshotContext& context) {
+                const std::vector<uint32_t>& id_of_retired, const SnapshotContext& context) {
   LeakInfo& leak = snap.leak;
   leak.threshold_ns = context.leak_age_ns;
   std::vector<PendingRequest> found;
   for (const us_inflight_bucket& bucket : raw.inflight) {
     for (const us_inflight& w : bucket.way) {
-      if (!w.req) continue;
-      // IOSQE_CQE_SKIP_SUCCESS requests post nothing when they succeed: their entry
-      // stays behind by design.
-      if ((w.state & US_IF_CQE_SKIP) && !(w.state & US_IF_ABANDONED)) continue;
       auto id = id_of_row.find(w.ring);
       if (id == id_of_row.end()) continue;
-      const uint64_t age = age_at(w.start_ns, context.end_ns);
-      if (age < context.leak_age_ns) continue;
-      PendingRequest p;
-      p.ring = id->second;
-      p.opcode = w.opcode;
-      p.age_ns = age;
-      p.user_data = w.user_data;
-      p.where = where_of(w.state);
-      p.abandoned = w.state & US_IF_ABANDONED;
-      // A send waiting for its notification waits on the peer's acknowledgement, as a
-      // poll waits on its file: not the program's leak.
-      p.waiting = p.where == RequestWhere::Poll || p.where == RequestWhere::Notification ||
-                  opcode_waits_for_event(w.opcode);
-      found.push_back(p);
+      if (auto p = pending_of(w, id->second, context.end_ns, context.leak_age_ns)) found.push_back(*p);
+    }
+  }
+  for (std::size_t i = 0; i < raw.retired.size(); ++i) {
+    for (const us_inflight& w : raw.retired[i].pending) {
+      auto p = pending_of(w, id_of_retired[i], raw.retired[i].retired_ns, context.leak_age_ns);
+      if (p) found.push_back(*p);
     }
   }
   // Suspected requests first, so waiting ones (idle sockets) never crowd them out of the
@@ -212,6 +231,36 @@ void scan_leaks(Snapshot& snap, const RawTables& raw, const std::map<uint32_t, u
   leak.requests = std::move(found);
 }
 
+Ring ring_of(uint32_t row, const us_ring_info& info, const us_ring_stats& stats,
+             std::vector<OpStats> ops, uint64_t end_ns) {
+  Ring ring;
+  ring.ctx = info.ctx;
+  ring.pid = info.tgid;
+  ring.comm.assign(info.comm, strnlen(info.comm, sizeof info.comm));
+  ring.fd = info.fd;
+  ring.sq_tid = info.sq_tid;
+  ring.bpf_row = row;
+  ring.first_ns = info.first_ns;
+  ring.sq_entries = info.sq_entries;
+  ring.cq_entries = info.cq_entries;
+  ring.setup_flags = info.setup_flags;
+  ring.source = source_of(row, info.source);
+  ring.ops = std::move(ops);
+  derive_ring_counters(ring, stats, end_ns);
+  return ring;
+}
+
+std::vector<OpStats> ops_of_retired(const RetiredRing& retired) {
+  std::vector<OpStats> ops;
+  for (const us_opstat& row : retired.ops) {
+    OpStats op = op_from_row(row);
+    if (has_activity(op)) ops.push_back(op);
+  }
+  sort_by_opcode(ops);
+  attach_errnos(ops, retired.errnos, retired.row);
+  return ops;
+}
+
 }  // namespace
 
 Snapshot build_snapshot(const RawTables& raw, SnapshotContext context) {
@@ -224,34 +273,44 @@ Snapshot build_snapshot(const RawTables& raw, SnapshotContext context) {
 
   const std::size_t rows = std::min(raw.ring_info.size(), raw.ring_stats.size());
   auto ops_by_row = ops_by_ring_row(raw, rows);
-  std::map<uint32_t, uint32_t> id_of_row;
-
+  // Live rows and destroyed rings, each with where it came from (a row, or -1 - the
+  // position in raw.retired), in order of first sight.
+  std::vector<std::pair<Ring, int64_t>> found;
   for (uint32_t row = 0; row < rows; ++row) {
     const us_ring_info& info = raw.ring_info[row];
-    Ring ring;
-    ring.ctx = info.ctx;
-    ring.pid = info.tgid;
-    ring.comm.assign(info.comm, strnlen(info.comm, sizeof info.comm));
-    ring.fd = info.fd;
-    ring.sq_tid = info.sq_tid;
-    ring.bpf_row = row;
-    ring.sq_entries = info.sq_entries;
-    ring.cq_entries = info.cq_entries;
-    ring.setup_flags = info.setup_flags;
-    ring.source = source_of(row, info.source);
-    if (auto it = ops_by_row.find(row); it != ops_by_row.end()) ring.ops = std::move(it->second);
-    derive_ring_counters(ring, raw.ring_stats[row], context.end_ns);
-    // A row whose ctx is 0 lost an allocation race (or is the catch-all): it owns no
-    // ring unless events were lumped into it.
-    if (info.ctx == 0 && !ring_has_activity(ring)) continue;
-    if (row == US_RING_CATCHALL && !ring_has_activity(ring)) continue;
+    auto it = ops_by_row.find(row);
+    Ring ring = ring_of(row, info, raw.ring_stats[row],
+                        it == ops_by_row.end() ? std::vector<OpStats>{} : std::move(it->second),
+                        context.end_ns);
+    // A row whose ctx is 0 lost an allocation race, or was given back by a destroyed
+    // ring, or is the catch-all: it owns no ring unless events were lumped into it.
+    if ((info.ctx == 0 || row == US_RING_CATCHALL) && !ring_has_activity(ring)) continue;
+    found.emplace_back(std::move(ring), row);
+  }
+  for (std::size_t i = 0; i < raw.retired.size(); ++i) {
+    const RetiredRing& retired = raw.retired[i];
+    Ring ring = ring_of(retired.row, retired.info, retired.stats,
+                        ops_of_retired(retired), retired.retired_ns);
+    ring.destroyed = true;
+    found.emplace_back(std::move(ring), -1 - static_cast<int64_t>(i));
+  }
+  std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
+    const bool a_all = a.first.source == RingSource::CatchAll;
+    const bool b_all = b.first.source == RingSource::CatchAll;
+    return a_all != b_all ? a_all : a.first.first_ns < b.first.first_ns;
+  });
+
+  std::map<uint32_t, uint32_t> id_of_row;
+  std::vector<uint32_t> id_of_retired(raw.retired.size());
+  for (auto& [ring, from] : found) {
     ring.id = static_cast<uint32_t>(snap.rings.size());
-    id_of_row[row] = ring.id;
+    if (from >= 0) id_of_row[static_cast<uint32_t>(from)] = ring.id;
+    else id_of_retired[static_cast<std::size_t>(-1 - from)] = ring.id;
     snap.rings.push_back(std::move(ring));
   }
 
   attach_threads(snap, raw, id_of_row);
-  scan_leaks(snap, raw, id_of_row, context);
+  scan_leaks(snap, raw, id_of_row, id_of_retired, context);
 
   for (const ToolField& field : kToolFields) snap.tool.*field.member = raw.tool[field.abi];
   aggregate(snap);

@@ -19,7 +19,7 @@ TEST(FeatureTable, NamesInPrintOrder) {
   EXPECT_EQ(names, (std::vector<std::string>{
                        "submit", "complete", "punt", "create", "overflow", "fd_walk", "enter",
                        "poll_arm", "task_add", "task_work", "local_work", "short_write",
-                       "req_failed", "io_threads", "file_get", "fork"}));
+                       "req_failed", "io_threads", "file_get", "fork", "ring_exit"}));
 }
 
 TEST(FeatureTable, LookupByIdAndName) {
@@ -71,7 +71,7 @@ TEST(FeatureTable, EachProgramServesExactlyOneFeature) {
       {"usc_local_tw", FeatureId::LocalWork},   {"usc_short_write", FeatureId::ShortWrite},
       {"usc_req_failed", FeatureId::ReqFailed}, {"usc_sched", FeatureId::IoThreads},
       {"usc_file_get", FeatureId::FileGet},     {"usc_fork", FeatureId::Fork},
-      {"usc_fork_exit", FeatureId::Fork},
+      {"usc_fork_exit", FeatureId::Fork},       {"usc_ring_exit", FeatureId::RingExit},
   };
   std::size_t listed = 0;
   for (const FeatureSpec& spec : kFeatures) {

@@ -51,6 +51,12 @@ void add_sched_switch_515(KernelBtf& k) {
 
 // sched_process_fork(struct task_struct *parent, struct task_struct *child): one shape on
 // every kernel in range.
+// workqueue_execute_end(struct work_struct *work, work_func_t function): 5.8 onwards.
+void add_ring_exit(KernelBtf& k) {
+  const auto& t = k.types();
+  k.ring_exit({t.work_struct, t.work_func});
+}
+
 void add_sched_process_fork(KernelBtf& k) {
   const auto& t = k.types();
   k.sched_process_fork({t.task, t.task});
@@ -81,6 +87,7 @@ void add_618_tracepoints(KernelBtf& k) {
   k.tracepoint("local_work_run", {t.void_ptr, t.int_, t.unsigned_});
   add_sched_switch_518(k);
   add_sched_process_fork(k);
+  add_ring_exit(k);
   // Neighbours the probe must not confuse with the ones it wants.
   k.tracepoint("link", {t.req, t.req});
   k.tracepoint("cqring_wait", {t.void_ptr, t.int_});
@@ -146,6 +153,7 @@ KernelBtf kernel_6_12(std::set<std::string> without) {
   k.tracepoint("local_work_run", {t.void_ptr, t.int_, t.unsigned_});
   add_sched_switch_518(k);
   add_sched_process_fork(k);
+  add_ring_exit(k);
   k.struct_type("bpf_iter__task_file");
   // 6.12: no HYBRID_IOPOLL_STATE yet (6.13), HASH_LOCKED before SUPPORT_NOWAIT: ISREG 29.
   k.anonymous_enum(req_f_bits(
@@ -171,6 +179,7 @@ KernelBtf kernel_6_1() {
   k.tracepoint("local_work_run", {t.void_ptr, t.int_, t.unsigned_});
   add_sched_switch_518(k);
   add_sched_process_fork(k);
+  add_ring_exit(k);
   k.struct_type("bpf_iter__task_file");
   // The reference has no 6.1 column; this is a 6.1-era io_uring_types.h (PARTIAL_IO,
   // CQE32_INIT, HASH_LOCKED), where ISREG lands on 31.
@@ -202,6 +211,7 @@ void add_518_events(KernelBtf& k) {
   k.tracepoint("file_get", {t.void_ptr, t.void_ptr, t.ull, t.int_});
   add_sched_switch_518(k);
   add_sched_process_fork(k);
+  add_ring_exit(k);
 }
 
 KernelBtf kernel_5_19() {
@@ -258,6 +268,7 @@ KernelBtf kernel_5_15() {
   k.tracepoint("file_get", {t.void_ptr, t.int_});
   add_sched_switch_515(k);
   add_sched_process_fork(k);
+  add_ring_exit(k);
   k.struct_type("bpf_iter__task_file");
   // No CQE_SKIP before 5.17 (§2.3). Internal bits: v5.15 fs/io_uring.c (not in the
   // reference), where ISREG is 23 (24 on 5.15.y stables that backported PARTIAL_IO).

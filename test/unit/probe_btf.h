@@ -46,7 +46,7 @@ class KernelBtf {
   // Type ids of the argument types the io_uring and sched tracepoints use.
   struct Types {
     int void_ptr, int_, unsigned_, u8, u32, s32, u64, ull, bool_;
-    int req, ctx, cqe, work, sqe, task;
+    int req, ctx, cqe, work, sqe, task, work_struct, work_func;
   };
 
   // `without`: events this kernel should lack, so one builder serves its variants.
@@ -68,7 +68,16 @@ class KernelBtf {
     types_.s32 = typedef_chain("s32", "__s32", types_.int_);
     types_.u64 = typedef_chain("u64", "__u64", types_.ull);
     types_.req = struct_ptr("io_kiocb");
-    types_.ctx = struct_ptr("io_ring_ctx");
+    // io_ring_ctx with the member the ring_exit program finds its ctx by.
+    const int work_struct = struct_type("work_struct");
+    const int ring_ctx = check(btf__add_struct(raw(), "io_ring_ctx", 64));
+    check(btf__add_field(raw(), "exit_work", work_struct, 0, 0));
+    types_.ctx = check(btf__add_ptr(raw(), ring_ctx));
+    types_.work_struct = check(btf__add_ptr(raw(), work_struct));
+    // work_func_t: a typedef of a pointer to void (struct work_struct *).
+    const int work_proto = check(btf__add_func_proto(raw(), 0));
+    check(btf__add_func_param(raw(), nullptr, types_.work_struct));
+    types_.work_func = check(btf__add_typedef(raw(), "work_func_t", check(btf__add_ptr(raw(), work_proto))));
     types_.cqe = struct_ptr("io_uring_cqe");
     types_.work = struct_ptr("io_wq_work");
     types_.task = struct_ptr("task_struct");
@@ -107,6 +116,17 @@ class KernelBtf {
 
   void add_sched_process_fork(std::initializer_list<int> args) {
     add_trace_typedef("btf_trace_sched_process_fork", args);
+  }
+
+  // The end of ring teardown: workqueue_execute_end(work, function) and the work function
+  // io_ring_exit_work(work). Left out when `without` names "workqueue_execute_end".
+  void ring_exit(std::initializer_list<int> args) {
+    if (!without_.count("workqueue_execute_end")) add_workqueue_execute_end(args);
+  }
+
+  void add_workqueue_execute_end(std::initializer_list<int> args) {
+    add_trace_typedef("btf_trace_workqueue_execute_end", args);
+    function("io_ring_exit_work", {types_.work_struct});
   }
 
   // A function as BTF shows it (FUNC -> FUNC_PROTO), e.g. the syscall entry
@@ -193,18 +213,18 @@ void expect_as_full_except(const KernelSupport& s, const KernelSupport& full,
 inline const Strings kFeatureOrder = {
     "submit",     "complete",    "punt",       "create",     "overflow", "fd_walk",
     "enter",      "poll_arm",    "task_add",   "task_work",  "local_work", "short_write",
-    "req_failed", "io_threads",  "file_get",   "fork"};
+    "req_failed", "io_threads",  "file_get",   "fork",     "ring_exit"};
 
 // Everything a 6.14-6.18 kernel loads, in feature order.
 inline const Strings kPrograms618 = {
     "usc_sub_req",  "usc_cqe",         "usc_punt",       "usc_create",   "usc_cqe_ovf",
     "usc_ring_fds", "usc_enter",       "usc_poll_arm",   "usc_task_add", "usc_tw_run",
     "usc_local_tw", "usc_short_write", "usc_req_failed", "usc_sched",    "usc_file_get",
-    "usc_fork"};
+    "usc_fork",     "usc_ring_exit"};
 
 // `programs` without the named ones; a name that is not there is a mistake in the test.
 Strings minus(Strings programs, std::initializer_list<std::string_view> drop);
-// Flags(16, true) with the named features off.
+// Flags(kFeatureCount, true) with the named features off.
 Flags all_on_but(std::initializer_list<std::string_view> off);
 const FeatureState& feature(const KernelSupport& s, std::string_view name);
 testing::AssertionResult contains(const std::string& text, std::string_view part);

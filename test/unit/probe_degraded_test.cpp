@@ -147,7 +147,8 @@ TEST(ProbeKernel, CreateAndOverflowNeedFiveArgs) {
   EXPECT_EQ(s.programs,
             (Strings{"usc_sub_req", "usc_cqe", "usc_punt", "usc_enter", "usc_poll_arm",
                      "usc_task_add", "usc_tw_run", "usc_local_tw", "usc_short_write",
-                     "usc_req_failed", "usc_sched", "usc_file_get", "usc_fork"}));
+                     "usc_req_failed", "usc_sched", "usc_file_get", "usc_fork",
+                     "usc_ring_exit"}));
 }
 
 // --- poll, task work, writes, failures, io threads ------------------------------------

@@ -121,7 +121,7 @@ TEST(ProbeKernel, KernelWithoutFileGetLosesOnlyFileGet) {
             (Strings{"usc_sub_req", "usc_cqe", "usc_punt", "usc_create", "usc_cqe_ovf",
                      "usc_ring_fds", "usc_enter", "usc_poll_arm", "usc_task_add", "usc_tw_run",
                      "usc_local_tw", "usc_short_write", "usc_req_failed", "usc_sched",
-                     "usc_fork"}));
+                     "usc_fork", "usc_ring_exit"}));
   EXPECT_EQ(s.tier, Tier::Full);
 }
 
@@ -147,7 +147,7 @@ TEST(ProbeKernel, KernelWithoutSchedProcessForkLosesOnlyFork) {
             (Strings{"usc_sub_req", "usc_cqe", "usc_punt", "usc_create", "usc_cqe_ovf",
                      "usc_ring_fds", "usc_enter", "usc_poll_arm", "usc_task_add", "usc_tw_run",
                      "usc_local_tw", "usc_short_write", "usc_req_failed", "usc_sched",
-                     "usc_file_get"}));
+                     "usc_file_get", "usc_ring_exit"}));
   // Everything else exactly as on the complete kernel.
   expect_as_full_except(s, full, "fork");
 }
@@ -219,7 +219,8 @@ TEST(ProbeKernel, FileGetAndForkDoNotDecideTheTier) {
   EXPECT_EQ(s.programs,
             (Strings{"usc_sub_req", "usc_cqe", "usc_punt", "usc_create", "usc_cqe_ovf",
                      "usc_ring_fds", "usc_enter", "usc_poll_arm", "usc_task_add", "usc_tw_run",
-                     "usc_local_tw", "usc_short_write", "usc_req_failed", "usc_sched"}));
+                     "usc_local_tw", "usc_short_write", "usc_req_failed", "usc_sched",
+                     "usc_ring_exit"}));
 }
 
 // --- odd BTF ----------------------------------------------------------------------------
@@ -262,7 +263,7 @@ TEST(ProbeKernel, EmptyBtfIsUnsupported) {
   EXPECT_EQ(s.tier, Tier::Unsupported);
   EXPECT_EQ(feature_flags(s), (Flags{false, false, false, false, false, false, true,  //
                                      false, false, false, false, false, false, false,  //
-                                     false, false}));
+                                     false, false, false}));
   EXPECT_EQ(s.programs, Strings{"usc_enter"});
   EXPECT_EQ(s.req_bits, bits(-1, -1, -1));
   EXPECT_EQ(feature(s, "poll_arm").detail,

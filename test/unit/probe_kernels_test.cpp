@@ -36,7 +36,7 @@ struct KernelCase {
 // On 5.15-5.19 the 6.0+ events are missing or in an older shape.
 const Flags kFlags5x = {true, true, true, true, true, true, true,     //
                         true, false, false, false, false, false, true,  //
-                        false, true};
+                        false, true, true};
 Flags without_overflow(Flags flags) {
   flags[4] = false;
   return flags;
@@ -53,8 +53,8 @@ const std::vector<KernelCase> kKernels = {
      PuntShape::Req2, true, true, true, true, Tier::Full,
      {"usc_sub_req", "usc_cqe", "usc_punt", "usc_create", "usc_cqe_ovf", "usc_ring_fds",
       "usc_enter", "usc_poll_arm", "usc_task_add", "usc_tw_run", "usc_local_tw",
-      "usc_short_write", "usc_req_failed", "usc_sched", "usc_file_get", "usc_fork"},
-     Flags(16, true), bits(4, 6, 30),
+      "usc_short_write", "usc_req_failed", "usc_sched", "usc_file_get", "usc_fork", "usc_ring_exit"},
+     Flags(kFeatureCount, true), bits(4, 6, 30),
      {{"submit", "io_uring_submit_req(req), 6.4+ shape"},
       {"poll_arm", "io_uring_poll_arm(req, mask, events), 6.0+ shape"},
       {"task_add", "io_uring_task_add(req, mask), 6.0+ shape"},
@@ -72,8 +72,8 @@ const std::vector<KernelCase> kKernels = {
      PuntShape::Req2, true, true, true, true, Tier::Full,
      {"usc_sub_req", "usc_cqe_req", "usc_punt", "usc_create", "usc_cqe_ovf", "usc_ring_fds",
       "usc_enter", "usc_poll_arm", "usc_task_add", "usc_tw_run", "usc_local_tw",
-      "usc_short_write", "usc_req_failed", "usc_sched", "usc_file_get", "usc_fork"},
-     Flags(16, true), bits(4, 6, 29), {},
+      "usc_short_write", "usc_req_failed", "usc_sched", "usc_file_get", "usc_fork", "usc_ring_exit"},
+     Flags(kFeatureCount, true), bits(4, 6, 29), {},
      {{"complete", "5.19-6.12"},
       {"task_work", "6.9+"},
       {"file_get", "io_uring_file_get(req, fd), 6.0+ shape"},
@@ -83,8 +83,8 @@ const std::vector<KernelCase> kKernels = {
      PuntShape::Req2, true, true, true, true, Tier::Full,
      {"usc_sub_sqe", "usc_cqe_req", "usc_punt", "usc_create", "usc_cqe_ovf", "usc_ring_fds",
       "usc_enter", "usc_poll_arm", "usc_task_add", "usc_tw_run", "usc_local_tw",
-      "usc_short_write", "usc_req_failed", "usc_sched", "usc_file_get", "usc_fork"},
-     Flags(16, true), bits(4, 6, 31),
+      "usc_short_write", "usc_req_failed", "usc_sched", "usc_file_get", "usc_fork", "usc_ring_exit"},
+     Flags(kFeatureCount, true), bits(4, 6, 31),
      // 6.0-6.8 still pass `loops`: the same program, the other shape. 6.0 is where
      // file_get became (req, fd).
      {{"task_work", "io_uring_task_work_run(tctx, count, loops), 6.0-6.8 shape"},
@@ -94,7 +94,7 @@ const std::vector<KernelCase> kKernels = {
     {"Linux519", [] { return kernel_5_19(); }, SubmitShape::SubmitSqe518, CompleteShape::Req7,
      PuntShape::Legacy7, true, true, true, true, Tier::Full,
      {"usc_sub_sqe_old", "usc_cqe_req", "usc_punt_518", "usc_create", "usc_cqe_ovf",
-      "usc_ring_fds", "usc_enter", "usc_poll_arm_old", "usc_sched", "usc_fork"},
+      "usc_ring_fds", "usc_enter", "usc_poll_arm_old", "usc_sched", "usc_fork", "usc_ring_exit"},
      kFlags5x, bits(4, 6, 29),
      {{"poll_arm", "io_uring_poll_arm(ctx, req, ...), 5.15-5.19 shape"},
       {"task_add",
@@ -118,7 +118,7 @@ const std::vector<KernelCase> kKernels = {
     {"Linux518", [] { return kernel_5_18(); }, SubmitShape::SubmitSqe518, CompleteShape::Req5,
      PuntShape::Legacy7, true, false, true, true, Tier::Full,
      {"usc_sub_sqe_old", "usc_cqe_req", "usc_punt_518", "usc_create", "usc_ring_fds",
-      "usc_enter", "usc_poll_arm_old", "usc_sched", "usc_fork"},
+      "usc_enter", "usc_poll_arm_old", "usc_sched", "usc_fork", "usc_ring_exit"},
      without_overflow(kFlags5x), bits(4, 6, -1),
      {{"overflow",
        "no io_uring_cqe_overflow tracepoint (added in 5.19): overflowed CQEs are not counted"},
@@ -131,7 +131,7 @@ const std::vector<KernelCase> kKernels = {
     {"Linux515", [] { return kernel_5_15(); }, SubmitShape::SubmitSqe515,
      CompleteShape::Legacy4, PuntShape::Legacy5, true, false, true, true, Tier::Legacy,
      {"usc_sub_sqe_old", "usc_cqe_old", "usc_punt_515", "usc_create", "usc_ring_fds",
-      "usc_enter", "usc_poll_arm_old", "usc_sched", "usc_fork"},
+      "usc_enter", "usc_poll_arm_old", "usc_sched", "usc_fork", "usc_ring_exit"},
      without_overflow(kFlags5x), bits(4, -1, 23),
      // req_failed came in 5.16: absent, not unrecognised. file_get is (void *ctx, int fd):
      // the 6.0+ count, but a ctx where the request would be.
@@ -203,7 +203,7 @@ TEST(ProbeKernel, SharedListsAreThe618Answer) {
   EXPECT_EQ(feature_names(s),
             (Strings{"submit", "complete", "punt", "create", "overflow", "fd_walk", "enter",
                      "poll_arm", "task_add", "task_work", "local_work", "short_write",
-                     "req_failed", "io_threads", "file_get", "fork"}));
+                     "req_failed", "io_threads", "file_get", "fork", "ring_exit"}));
 }
 
 }  // namespace

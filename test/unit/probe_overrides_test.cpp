@@ -103,7 +103,8 @@ TEST(CheckRunnable, FollowNeedsTheForkTracepoint) {
   EXPECT_EQ(error_of([&] { check_runnable(s, true); }), "<no error>");
   s.tier = Tier::Legacy;
   EXPECT_EQ(error_of([&] { check_runnable(s, false); }), "<no error>");
-  s.features.back() = {"fork", false, "no sched_process_fork tracepoint"};
+  for (FeatureState& f : s.features)
+    if (f.name == "fork") f = {"fork", false, "no sched_process_fork tracepoint"};
   EXPECT_EQ(error_of([&] { check_runnable(s, false); }), "<no error>");
   EXPECT_EQ(error_of([&] { check_runnable(s, true); }),
             "-f needs the sched_process_fork tracepoint, which this kernel lacks");

@@ -156,7 +156,7 @@ TEST(KernelInfo, FullTierFromProbe) {
   const KernelInfo info = kernel_info(probe(kernel_6_18()), "6.18.0");
   EXPECT_EQ(info.release, "6.18.0");
   EXPECT_EQ(tier_name(info.tier), "full");
-  ASSERT_EQ(info.features.size(), 16u);
+  ASSERT_EQ(info.features.size(), kFeatureCount);
   EXPECT_EQ(info.features[13].name, "io_threads");
   EXPECT_TRUE(info.features[13].enabled);
   EXPECT_EQ(info.features[14].name, "file_get");

@@ -168,7 +168,7 @@ TEST_F(ReportJson, Rings) {
   const Json& rings = j.at("rings");
   ASSERT_EQ(rings.size(), 3u);
   std::set<std::string> ring_keys{"id",        "fd",       "pid",        "comm",   "sq_entries",
-                                  "cq_entries", "flags",    "flag_names", "sqpoll", "source",
+                                  "cq_entries", "flags",    "flag_names", "sqpoll", "source", "destroyed",
                                   "avg_batch", "counters", "ops",
                                   "sq_tid"};  // added within schema 2
   for (const Json& r : rings) {
@@ -578,7 +578,7 @@ const std::set<std::string> kKeyPaths = {
     "ops[].p99_ns", "ops[].max_ns", "ops[].log2_hist", "ops[].log2_hist[]",
     "rings", "rings[]", "rings[].id", "rings[].fd", "rings[].pid", "rings[].comm",
     "rings[].sq_entries", "rings[].cq_entries", "rings[].flags", "rings[].flag_names",
-    "rings[].flag_names[]", "rings[].sqpoll", "rings[].sq_tid", "rings[].source",
+    "rings[].flag_names[]", "rings[].sqpoll", "rings[].sq_tid", "rings[].source", "rings[].destroyed",
     "rings[].avg_batch",
     "rings[].counters",
     "rings[].counters.enter_calls", "rings[].counters.enter_submit_calls",

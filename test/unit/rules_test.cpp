@@ -1416,6 +1416,28 @@ TEST(Evaluate, ToolAndNoDataNeverExceedInfo) {
   }
 }
 
+// The remedy for a full ring table fits the run: -a can narrow its target; a run of one
+// process tree cannot, and whether destroyed rings keep their rows decides the rest.
+TEST(Evaluate, FullRingTableAdviceFitsTheCause) {
+  auto advice = [](TargetMode mode, std::optional<bool> ring_exit) {
+    Snapshot s = snapshot_of({});
+    s.target.mode = mode;
+    if (ring_exit) s.kernel.features = {{"ring_exit", *ring_exit, ""}};
+    s.tool = ToolStats{.rings_full = 3};
+    for (const Finding& f : evaluate(s))
+      if (f.tag == "TOOL") return f.suggestion;
+    return std::string("(no TOOL finding)");
+  };
+  EXPECT_TRUE(advice(TargetMode::All, true).starts_with("Narrow the target (-p PID instead of -a)"));
+  EXPECT_TRUE(advice(TargetMode::Command, false).starts_with(
+      "The traced processes created more rings than the table holds (a destroyed ring keeps its row)"));
+  EXPECT_TRUE(advice(TargetMode::Pid, std::nullopt).starts_with(
+      "The traced processes created more rings than the table holds"));
+  EXPECT_TRUE(advice(TargetMode::Command, true).starts_with(
+      "The traced processes had more rings open at once than the table holds (destroyed rings "
+      "give their rows back)"));
+}
+
 // --- the threshold table ------------------------------------------------------------
 
 TEST(Thresholds, EveryIdExactlyOnce) {

@@ -225,3 +225,85 @@ TEST(SnapshotBuilder, ErrnosThreadsAndTimestamps) {
 
 }  // namespace
 }  // namespace uringscope
+
+namespace uringscope {
+namespace {
+
+// A ring destroyed mid-run whose row 1 now belongs to a newer ring.
+RetiredRing destroyed_ring_in_row_1() {
+  RetiredRing gone;
+  gone.row = 1;
+  gone.retired_ns = 3'000'000'000;
+  gone.info = ring_row(0x1000, 41, 7, US_RING_FROM_CREATE, "suite");
+  gone.info.first_ns = 50;
+  gone.stats.counters[US_RC_ENTER_CALLS] = 4;
+  us_opstat read = op_row(1, kRead, 6, 6);
+  read.counters[US_OC_ERRORS] = 2;
+  gone.ops = {read, op_row(1, kNop, 0, 0)};  // an idle row is no op
+  gone.errnos = {{us_errno_key{1, kRead, 9}, 2}};
+  // Abandoned when its owner exited, 2 s before the ring's end.
+  us_inflight abandoned{};
+  abandoned.req = 0x900;
+  abandoned.start_ns = gone.retired_ns - 2'000'000'000;
+  abandoned.ring = 1;
+  abandoned.opcode = kRead;
+  abandoned.state = US_IF_ABANDONED;
+  gone.pending = {abandoned};
+  return gone;
+}
+
+TEST(SnapshotBuilder, DestroyedRingsJoinLiveOnesInOrderOfFirstSight) {
+  RawTables raw = two_rings();
+  raw.ring_info[1].first_ns = 300;  // the ring now in row 1 came last
+  raw.ring_info[2].first_ns = 100;
+  raw.retired = {destroyed_ring_in_row_1()};
+  Snapshot snap = build_snapshot(raw, {.end_ns = 10'000'000'000, .leak_age_ns = 500'000'000});
+
+  ASSERT_EQ(snap.rings.size(), 3u);
+  const Ring& gone = snap.rings[0];
+  EXPECT_EQ(gone.id, 0u);
+  EXPECT_TRUE(gone.destroyed);
+  EXPECT_EQ(gone.pid, 41u);
+  EXPECT_EQ(gone.comm, "suite");
+  EXPECT_EQ(gone.bpf_row, 1u);
+  EXPECT_EQ(gone.counters.enter_calls, 4u);
+  ASSERT_EQ(gone.ops.size(), 1u);
+  EXPECT_EQ(gone.ops[0].opcode, kRead);
+  EXPECT_EQ(gone.ops[0].errors, 2u);
+  ASSERT_EQ(gone.ops[0].errnos.size(), 1u);
+  EXPECT_EQ(gone.ops[0].errnos[0].err, 9);
+  EXPECT_EQ(snap.rings[1].pid, 43u);  // row 2, first seen at 100
+  EXPECT_FALSE(snap.rings[1].destroyed);
+  EXPECT_EQ(snap.rings[2].pid, 42u);  // row 1's current ring, first seen at 300
+  EXPECT_EQ(snap.rings[2].bpf_row, 1u);
+  // Its numbers are its own: the destroyed ring's are not mixed in.
+  EXPECT_EQ(snap.rings[2].counters.enter_calls, 10u);
+  ASSERT_EQ(snap.rings[2].ops.size(), 2u);
+  EXPECT_TRUE(snap.rings[2].ops[1].errnos.empty());
+  // Totals cover both rings that held row 1.
+  EXPECT_EQ(snap.totals.submissions, 90u + 10u + 5u + 6u);
+
+  // The request the destroyed ring abandoned is a leak of that ring, aged at its end.
+  EXPECT_EQ(snap.leak.suspected, 1u);
+  ASSERT_EQ(snap.leak.requests.size(), 1u);
+  EXPECT_EQ(snap.leak.requests[0].ring, 0u);
+  EXPECT_EQ(snap.leak.requests[0].age_ns, 2'000'000'000u);
+  EXPECT_TRUE(snap.leak.requests[0].abandoned);
+  EXPECT_EQ(gone.counters.leaks_suspected, 1u);
+}
+
+TEST(SnapshotBuilder, TheCatchAllRingStaysFirstWhateverItsTime) {
+  RawTables raw = two_rings();
+  raw.opstats[0] = op_row(0, kNop, 3, 3);  // events lumped into the catch-all
+  raw.ring_info[1].first_ns = 5;
+  raw.retired = {destroyed_ring_in_row_1()};
+  Snapshot snap = build_snapshot(raw, {.end_ns = 10'000'000'000, .leak_age_ns = 500'000'000});
+  ASSERT_EQ(snap.rings.size(), 4u);
+  EXPECT_EQ(snap.rings[0].source, RingSource::CatchAll);
+  EXPECT_EQ(snap.rings[1].pid, 43u);  // first_ns 0 sorts before 5 and 50
+  EXPECT_EQ(snap.rings[2].pid, 42u);
+  EXPECT_EQ(snap.rings[3].pid, 41u);
+}
+
+}  // namespace
+}  // namespace uringscope
