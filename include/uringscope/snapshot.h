@@ -133,6 +133,16 @@ struct PendingRequest {
 
 // Abandoned requests are classified like the others: an abandoned RECV still only
 // waited for a peer, an abandoned open stuck in io-wq is still suspected.
+// How many tracked requests had been in flight longer than the leak age, at one moment
+// of the window: the series shows whether that set holds steady or keeps growing.
+struct WaitingSample {
+  uint64_t at_ns = 0;     // since the window opened
+  uint64_t requests = 0;
+
+  bool operator==(const WaitingSample&) const = default;
+};
+inline constexpr std::size_t kMaxWaitingSamples = 256;
+
 struct LeakInfo {
   uint64_t threshold_ns = 0;          // --leak-age
   uint64_t suspected = 0;             // not waiting on an event: stuck, or never progressed
@@ -140,6 +150,9 @@ struct LeakInfo {
   uint64_t oldest_ns = 0;             // oldest of either kind
   // Suspected first, then pending; oldest first within each; at most kMaxLeakRecords.
   std::vector<PendingRequest> requests;
+  // Evenly spaced through the window, oldest first, at most kMaxWaitingSamples; empty
+  // when the run did not sample (a saved report, a live interval).
+  std::vector<WaitingSample> waiting_samples;
 
   bool operator==(const LeakInfo&) const = default;
 };

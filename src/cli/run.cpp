@@ -4,6 +4,7 @@
 #include <bpf/btf.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <iostream>
 #include <map>
@@ -14,6 +15,7 @@
 #include "cli/report_output.h"
 #include "cli/snapshot_source.h"
 #include "cli/table_sizes.h"
+#include "cli/waiting_sampler.h"
 #include "diff/baseline.h"
 #include "loader/libbpf_log.h"
 #include "loader/load_outcome.h"
@@ -154,6 +156,16 @@ Snapshot observe(const Options& opts, Tracer& tracer, SnapshotSource& source, Ou
   // Ten times a second: a program would have to open and close more than 10,000 rings
   // a second to use up the default 1,024 rows between two reclaims.
   tasks.push_back({0.1, [&] { tracer.reclaim_rings(); }});
+  // Four times a second (a scan of the in-flight table, 2 MiB by default): the LEAK rule
+  // reads whether the set of long-waiting requests holds steady or keeps growing.
+  const auto leak_age_ns = static_cast<uint64_t>(opts.leak_age_s * 1e9);
+  WaitingSampler waiting;
+  const auto sample_waiting = [&](bool last) {
+    const uint64_t now = monotonic_ns();
+    const uint64_t n = tracer.count_in_flight_since(now - std::min(now, leak_age_ns));
+    last ? waiting.finish(now - start_ns, n) : waiting.offer(now - start_ns, n);
+  };
+  tasks.push_back({0.25, [&] { sample_waiting(false); }});
   const auto publish = [&] { outputs.publication.publish(source.take(true)); };
   if (outputs.metrics) {
     publish();
@@ -167,12 +179,14 @@ Snapshot observe(const Options& opts, Tracer& tracer, SnapshotSource& source, Ou
   run_window(signals, targets, opts.duration_s, tasks);
 
   tracer.detach();
+  sample_waiting(true);
   tracer.reclaim_rings();
   // The last, partial interval, read after detaching like the final report, so the
   // intervals add up to it exactly.
   if (opts.interval_s) live.interval();
   if (opts.follow) source.add_followed(tracer.target_tgids());
   Snapshot snap = source.take(true, true);
+  snap.leak.waiting_samples = waiting.samples();
   if (outputs.metrics) outputs.publication.publish(snap);
   if (trace) {
     // Everything left, unbounded: the programs are detached, nothing more arrives.

@@ -95,6 +95,7 @@ Tracer::Tracer(const KernelSupport& support, const TracerConfig& config) : confi
   load(support);
   if (config.trace) open_trace_buffer();
   if (bpf_program__autoload(skel_->progs.usc_ring_exit)) reclaimer_ = std::make_unique<RingReclaimer>(*skel_);
+  inflight_view_ = std::make_unique<MappedArray<us_inflight_bucket>>(skel_->maps.inflight);
   bpf_program* prog;
   bpf_object__for_each_program(prog, skel_->obj) {
     if (!bpf_program__autoload(prog)) continue;
@@ -317,6 +318,19 @@ void Tracer::drain_trace(const std::function<void(const us_trace_event&)>& sink,
 }
 
 std::size_t Tracer::reclaim_rings() { return reclaimer_ ? reclaimer_->reclaim(retired_) : 0; }
+
+uint64_t Tracer::count_in_flight_since(uint64_t before_ns) const {
+  uint64_t n = 0;
+  MappedArray<us_inflight_bucket>& table = *inflight_view_;
+  for (uint32_t b = 0; b < table.size(); ++b) {
+    for (const us_inflight& w : table[b].way) {
+      if (!w.req || w.start_ns == 0 || w.start_ns >= before_ns) continue;
+      if ((w.state & US_IF_CQE_SKIP) && !(w.state & US_IF_ABANDONED)) continue;
+      ++n;
+    }
+  }
+  return n;
+}
 
 std::vector<uint32_t> Tracer::target_tgids() const {
   std::vector<uint32_t> tgids;

@@ -74,6 +74,9 @@ class Tracer {
   // Gives the rows of rings destroyed since the last call back to the BPF side, keeping
   // their numbers for read_tables(). Returns how many; 0 when the feature is off.
   std::size_t reclaim_rings();
+  // Tracked requests in flight since before `before_ns` (bpf_ktime_get_ns() time), those
+  // that post nothing on success (CQE_SKIP) aside, as the leak scan counts them.
+  uint64_t count_in_flight_since(uint64_t before_ns) const;
   // The thread groups that were targets: those the filter holds now, and with -f the
   // children that joined it, including those that have exited since.
   std::vector<uint32_t> target_tgids() const;
@@ -111,6 +114,7 @@ class Tracer {
   bool attach_enter(std::vector<AttachFailure>& failures);
 
   std::unique_ptr<RingReclaimer> reclaimer_;  // when usc_ring_exit is loaded
+  std::unique_ptr<MappedArray<us_inflight_bucket>> inflight_view_;  // for the sampler
   std::vector<RetiredRing> retired_;
   std::vector<uint32_t> prog_ids_;  // to wait for the kernel to free them
   std::vector<AttachFailure> rejections_;

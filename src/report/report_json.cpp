@@ -154,11 +154,15 @@ Json ring_json(const Ring& ring) {
 Json leak_json(const LeakInfo& leak) {
   Json requests = Json::array();
   for (const PendingRequest& r : leak.requests) requests.push_back(pending_request_json(r));
+  Json samples = Json::array();
+  for (const WaitingSample& s : leak.waiting_samples)
+    samples.push_back(Json{{"at_ns", s.at_ns}, {"requests", s.requests}});
   return Json{{"threshold_ns", leak.threshold_ns},
               {"suspected", leak.suspected},
               {"pending", leak.pending},
               {"oldest_ns", leak.oldest_ns},
-              {"requests", std::move(requests)}};
+              {"requests", std::move(requests)},
+              {"waiting_samples", std::move(samples)}};
 }
 
 Json finding_json(const Finding& finding) {

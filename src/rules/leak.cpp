@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "rules/leak_growth.h"
 #include "rules/rule_kit.h"
 #include "util/format.h"
 #include "uringscope/opcodes.h"
@@ -107,17 +108,21 @@ std::string leak_age(uint64_t threshold_ns) {
 Finding leak_pending_only(const LeakInfo& leak) {
   uint64_t oldest = 0;
   std::map<uint32_t, uint64_t> by_op;
+  uint64_t recorded = 0;
   for (const PendingRequest& r : leak.requests) {
     if (leak_suspected(r)) continue;
     oldest = std::max(oldest, r.age_ns);
     ++by_op[r.opcode];
+    ++recorded;
   }
   if (oldest == 0) oldest = leak.oldest_ns;
   const std::string ops = op_count_list({by_op.begin(), by_op.end()}, 4);
   std::string message =
       fmt::format("{} still waiting on events past {}, the oldest for {}", were(leak.pending),
                   leak_age(leak.threshold_ns), format_duration(oldest));
-  if (!ops.empty()) message += fmt::format(" ({})", ops);
+  // The records keep the oldest kMaxLeakRecords: say so when the ops are a part.
+  if (!ops.empty())
+    message += fmt::format(" ({}{})", recorded < leak.pending ? "of those recorded: " : "", ops);
   message +=
       ". Expected for idle sockets or pipes with no peer activity; a hang if the "
       "program is waiting on them.";
@@ -204,16 +209,19 @@ Finding leak_parent(const LeakInfo& leak, const SuspectedGroups& suspected) {
 }  // namespace
 
 // One parent with the totals, then one row per (ring, op) from the records the tool
-// kept (at most kMaxLeakRecords, oldest first). Only waiting requests: one INFO.
+// kept (at most kMaxLeakRecords, oldest first). Only waiting requests: one INFO, or one
+// WARN when their number grew steadily through the window.
 void rule_leak(const Snapshot& snapshot, std::vector<Finding>& out) {
   const LeakInfo& leak = snapshot.leak;
-  if (leak.suspected == 0 && leak.pending == 0) return;
+  std::optional<Finding> growing = growing_set_finding(leak);
   if (leak.suspected == 0) {
-    out.push_back(leak_pending_only(leak));
+    if (growing) out.push_back(std::move(*growing));
+    else if (leak.pending > 0) out.push_back(leak_pending_only(leak));
     return;
   }
   const SuspectedGroups suspected = group_suspected(leak);
   out.push_back(leak_parent(leak, suspected));
+  if (growing) out.push_back(std::move(*growing));
   for (const auto& [key, group] : suspected.groups) out.push_back(leak_detail(group));
 }
 

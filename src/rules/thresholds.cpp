@@ -139,6 +139,26 @@ constexpr std::array<Threshold, kThresholdCount> kThresholds = {{
      "unexpected errors make a repeated failure worth naming the code of, and keep out "
      "the few failures some programs cause on purpose at startup (trying an opcode or "
      "a flag to see whether the kernel has it)."},
+    {ThresholdId::LeakGrowthMin, kTagLeak, "leak_growth_min", 16.0, "requests",
+     "The set of requests waiting longer than the leak age must have grown by at least "
+     "this many over the window. A floor, not the test: the test is the share and the "
+     "shape below, so that a leak of a few requests a second is as clear in a 2 s window "
+     "as in a minute. Below 16 a handful of slow requests that happened to start late in "
+     "the window could make the case."},
+    {ThresholdId::LeakGrowthMinSharePct, kTagLeak, "leak_growth_min_share_pct", 50.0, "%",
+     "Of the set waiting at the end, at least half must have joined it during the window "
+     "(the set at least doubled). A server's steady set of armed receives is there from "
+     "the start and stays the size of its connection count; a set that is mostly new by "
+     "the end is being added to faster than anything completes or cancels it."},
+    {ThresholdId::LeakGrowthMinRisingPct, kTagLeak, "leak_growth_min_rising_pct", 25.0, "%",
+     "The set must rise in at least a quarter of the sampling intervals (four samples a "
+     "second): growth spread over the window, not one burst of requests that got stuck "
+     "together, which the stuck-request finding already names. A leak at one request a "
+     "second still rises in every fourth interval."},
+    {ThresholdId::LeakGrowthMaxDipPct, kTagLeak, "leak_growth_max_dip_pct", 10.0, "%",
+     "The set must never fall more than a tenth below its largest size so far: a set that "
+     "drains back is served, only slowly, which latency shows, not a leak. A tenth leaves "
+     "room for the few requests of a leaking program that do complete."},
 }};
 
 constexpr bool ids_match_positions() {

@@ -35,8 +35,12 @@ enum class ThresholdId : uint8_t {
   PollRetryRegularMin,
   ErrorsMinPct,
   ErrorsMinCount,
+  LeakGrowthMin,
+  LeakGrowthMinSharePct,
+  LeakGrowthMinRisingPct,
+  LeakGrowthMaxDipPct,
 };
-inline constexpr std::size_t kThresholdCount = 22;
+inline constexpr std::size_t kThresholdCount = 26;
 
 struct Threshold {
   ThresholdId id;

@@ -90,6 +90,17 @@ uint64_t now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+// Sleeps until now_ns() reaches deadline_ns (at once if it already has); a periodic
+// loop that sleeps to start + i * period does not drift.
+void sleep_until_ns(uint64_t deadline_ns) {
+  struct timespec until = {.tv_sec = (time_t)(deadline_ns / 1000000000u),
+                           .tv_nsec = (long)(deadline_ns % 1000000000u)};
+  int err;
+  while ((err = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL)) == EINTR) {
+  }
+  if (err != 0) fail("clock_nanosleep: %s", strerror(err));
+}
+
 // Absolute deadline, so an interrupted sleep does not restart from zero.
 void sleep_ms(unsigned ms) {
   struct timespec until;

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 // Resources that more than one scenario family prepares: the page-cached temp file
-// (the READ scenarios) and the pipe whose readiness the scenario controls.
+// (the READ scenarios) and the pipe whose readiness the scenario controls; and
+// send_all(), which the socket families feed their receives with.
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "inject.h"
@@ -89,6 +91,17 @@ void pipe_take(struct ctx *c, unsigned char want) {
     if (r < 0) fail_errno("read from pipe");
     if (r != 1) fail("read from pipe: got %zd of 1 byte", r);
     if (byte != want) fail("read from pipe: got 0x%02x, wrote 0x%02x", byte, want);
+    return;
+  }
+}
+
+// One send(2) of the whole message; a stream socketpair with room never sends less.
+void send_all(int fd, const void *buf, size_t len) {
+  for (;;) {
+    ssize_t w = send(fd, buf, len, MSG_NOSIGNAL);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) fail_errno("send");
+    if ((size_t)w != len) fail("send: sent %zd of %zu bytes", w, len);
     return;
   }
 }

@@ -62,6 +62,12 @@ static const struct scenario scenarios[] = {
     {"zc-send", 1000, "none", 0, 0, prepare_tcp_loopback, scenario_zc_send, 0},
     {"shared-udata", 50, "none", 0, 0, prepare_pipe, scenario_shared_udata, 0},
     {"multishot-storm", 100, "none", 0, 0, prepare_pipe, scenario_multishot_storm, 0},
+    // CQSIZE: the CQ is SMALL_CQ_ENTRIES (16) whatever --entries says; sq 16 by default.
+    {"timeout-flood", 10000, "OVERFLOW", IORING_SETUP_CQSIZE, SMALL_CQ_ENTRIES, NULL,
+     scenario_timeout_flood, 0},
+    {"leak-growing", 200, "LEAK", 0, 0, NULL, scenario_leak_growing, 0},
+    {"steady-recv", 100, "none", 0, 0, prepare_steady_sockets, scenario_steady_recv, 0},
+    {"ring-churn", 50, "none", 0, 0, NULL, scenario_ring_churn, 0},
 };
 
 static const struct scenario *find_scenario(const char *name) {

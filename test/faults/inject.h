@@ -8,6 +8,7 @@
  *   report.c            the GROUND-TRUTH lines
  *   ring.c              ring setup, submitting, reaping, counting
  *   fixtures.c          the cached temp file and the pipe several scenarios use
+ *   fdinfo.c            the ring's lists as the kernel shows them in /proc/self/fdinfo
  *   scenarios_*.c       the scenarios, one family per file
  * Each .c file defines _GNU_SOURCE itself, before its first include.
  */
@@ -35,6 +36,10 @@
 // `leak`'s user_data list (up to MAX_THREAD_COUNT numbers).
 #define NOTES_SIZE 16384
 
+// Rings set up with IORING_SETUP_CQSIZE (timeout-flood) get a CQ of exactly this many
+// entries, whatever --entries says (that sizes the SQ, at most this large).
+#define SMALL_CQ_ENTRIES 16u
+
 // `leak` and `worker-storm` park one io-wq thread per request.
 #define MAX_THREAD_COUNT 1024ul
 
@@ -56,6 +61,7 @@ enum op_kind {
   OP_WRITE,
   OP_SEND_ZC,
   OP_SENDMSG_ZC,
+  OP_TIMEOUT,
   OP_KIND_COUNT
 };
 
@@ -130,6 +136,7 @@ void *alloc_blocks(unsigned n);
 
 uint64_t now_ns(void);
 void sleep_ms(unsigned ms);
+void sleep_until_ns(uint64_t deadline_ns);
 
 /* ----------------------------------------------------------- report.c */
 
@@ -150,6 +157,12 @@ void count_cqe(struct op_stats *st, int res, unsigned flags);
 void run_batched(struct ctx *c, enum op_kind op, unsigned batch, unsigned sqe_flags);
 void run_batched_count(struct ctx *c, enum op_kind op, unsigned batch, unsigned sqe_flags,
                        unsigned long count);
+unsigned cq_dropped(const struct ctx *c);
+void note_cq_overflow(struct ctx *c, unsigned long long overflowed, unsigned long long in_ring);
+
+/* ----------------------------------------------------------- fdinfo.c */
+
+unsigned fdinfo_count(const struct ctx *c, const char *section);
 
 /* --------------------------------------------------------- fixtures.c */
 
@@ -157,6 +170,7 @@ void prepare_cached_file(struct ctx *c);
 void prepare_pipe(struct ctx *c);
 void pipe_put(struct ctx *c, unsigned char byte);
 void pipe_take(struct ctx *c, unsigned char want);
+void send_all(int fd, const void *buf, size_t len);
 
 /* ------------------------------------------- scenarios, for the table */
 
@@ -201,8 +215,19 @@ void prepare_socketpair(struct ctx *c);
 void scenario_pollretry_socket(struct ctx *c);
 void scenario_clean_socket(struct ctx *c);
 
+// scenarios_timeouts.c
+void scenario_timeout_flood(struct ctx *c);
+
+// scenarios_pending.c
+void scenario_leak_growing(struct ctx *c);
+void prepare_steady_sockets(struct ctx *c);
+void scenario_steady_recv(struct ctx *c);
+
 // scenarios_fork.c
 void scenario_fork(struct ctx *c);
+
+// scenarios_churn.c
+void scenario_ring_churn(struct ctx *c);
 
 // scenarios_trace_pipe.c
 void prepare_trace_instance(struct ctx *c);

@@ -22,6 +22,7 @@ const char *const op_names[OP_KIND_COUNT] = {
     [OP_WRITE] = "WRITE",
     [OP_SEND_ZC] = "SEND_ZC",
     [OP_SENDMSG_ZC] = "SENDMSG_ZC",
+    [OP_TIMEOUT] = "TIMEOUT",
 };
 
 __attribute__((format(printf, 2, 3))) void note(struct ctx *c, const char *fmt, ...) {

@@ -13,6 +13,13 @@
 void setup_ring(struct ctx *c, unsigned entries, unsigned flags, unsigned sq_idle_ms) {
   memset(&c->params, 0, sizeof(c->params));
   c->params.flags = flags;
+  if (flags & IORING_SETUP_CQSIZE) {
+    // The CQ is fixed; --entries sizes only the SQ, which the kernel wants no larger.
+    if (entries > SMALL_CQ_ENTRIES)
+      bad_args("--entries %u: this scenario's CQ has %u entries, and the SQ may not be larger",
+               entries, SMALL_CQ_ENTRIES);
+    c->params.cq_entries = SMALL_CQ_ENTRIES;
+  }
   if (flags & IORING_SETUP_SQPOLL)
     c->params.sq_thread_idle = sq_idle_ms != 0 ? sq_idle_ms : SQPOLL_IDLE_MS;
   int ret = io_uring_queue_init_params(entries, &c->ring, &c->params);
@@ -88,6 +95,24 @@ void count_cqe(struct op_stats *st, int res, unsigned flags) {
   st->completed++;
   if (res < 0) st->errors++;
   if (flags & IORING_CQE_F_MORE) st->multishot_cqes++;
+}
+
+/* ------------------------------------------------------------ CQ overflow */
+
+// The kernel's count of CQEs it dropped (rings->cq_overflow, liburing's *cq.koverflow).
+// With IORING_FEAT_NODROP (5.5+) those are only the CQEs it could not even allocate an
+// overflow entry for, and a run that lost one is not the one described: it fails.
+unsigned cq_dropped(const struct ctx *c) {
+  const unsigned dropped = IO_URING_READ_ONCE(*c->ring.cq.koverflow);
+  if (dropped != 0) fail("the kernel dropped %u CQEs (overflow allocation failed)", dropped);
+  return dropped;
+}
+
+// The line of the scenarios that overflow the CQ on purpose: CQEs that went through the
+// kernel's overflow list, CQEs posted straight into the ring, and the dropped count.
+void note_cq_overflow(struct ctx *c, unsigned long long overflowed, unsigned long long in_ring) {
+  note(c, "GROUND-TRUTH cq overflowed=%llu in_ring=%llu dropped=%u\n", overflowed, in_ring,
+       cq_dropped(c));
 }
 
 /* --------------------------------------------------------------- workload */

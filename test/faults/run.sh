@@ -99,8 +99,9 @@ score() {  # name mode expect_tag expect_op allowed_extra_warn inject_args check
   fi
   local report=$work/$name.json gtfile=$work/$name.gt problems=()
   if [[ $mode == cmd ]]; then
+    # SCORE_ENV: NAME=VALUE words for uringscope's environment (tables forced tiny).
     # shellcheck disable=SC2086
-    "$uringscope" --json="$report" -- "$inject" $args >"$gtfile" 2>"$work/$name.err"
+    env ${SCORE_ENV:-} "$uringscope" --json="$report" -- "$inject" $args >"$gtfile" 2>"$work/$name.err"
   else
     # -p: the injector sets up, waits for SIGUSR1, runs, then lingers past the window.
     # shellcheck disable=SC2086
@@ -250,6 +251,50 @@ score multishot-storm cmd none "" "" "multishot-storm 100" \
   "$OP op(\"POLL_ADD\").multishot_cqes == \$gt[\"op.POLL_ADD.multishot_cqes\"] @@ multishot CQEs = ground truth" \
   "$OP op(\"NOP\").completed == \$gt[\"op.NOP.completed\"] @@ NOP completed = ground truth" \
   ".counters.untracked_completions == 0 @@ no untracked completions"
+
+# TIMEOUTs that expire into a full 16-entry CQ, 128 at a time: 112 of every 128 CQEs take
+# the overflow list (the injector counts it in the ring's fdinfo), and every one ends its
+# request with -ETIME, which counts in errors but is what a TIMEOUT is expected to return.
+score timeout-flood cmd OVERFLOW "" "" "timeout-flood 10000" \
+  "$OP op(\"TIMEOUT\").submitted == \$gt[\"op.TIMEOUT.submitted\"] @@ TIMEOUT submitted = ground truth" \
+  "$OP op(\"TIMEOUT\").completed == \$gt[\"op.TIMEOUT.completed\"] @@ TIMEOUT completed = ground truth (overflowed CQEs included)" \
+  "$OP op(\"TIMEOUT\").errors == \$gt[\"op.TIMEOUT.errors\"] @@ TIMEOUT errors (-ETIME) = ground truth" \
+  "$RING ring.counters.cq_overflows == \$gt[\"cq.overflowed\"] @@ CQ overflows = ground truth" \
+  ".leak.suspected == 0 and .leak.pending == 0 @@ no leak"
+# READs on fresh pipes that never get data: the set waiting in poll grows by one every
+# 10 ms while NOPs complete beside it. Attached with -p, so the window ends with all of
+# them still waiting (none abandoned at exit); 100 ticks (1 s) make every one older than
+# the leak age (0.5 s) when the 2 s window ends. A set that only grows is a leak even
+# though each request waits on an event: LEAK at WARN.
+score leak-growing pid LEAK "" "" "leak-growing 100" \
+  "$OP op(\"READ\").submitted == \$gt[\"op.READ.submitted\"] @@ READ submitted = ground truth" \
+  "$OP op(\"READ\").completed == \$gt[\"op.READ.completed\"] @@ READ completed = ground truth (none)" \
+  "$OP op(\"NOP\").submitted == \$gt[\"op.NOP.submitted\"] @@ NOP submitted = ground truth" \
+  "$OP op(\"NOP\").completed == \$gt[\"op.NOP.completed\"] @@ NOP completed = ground truth" \
+  ".leak.pending == \$gt[\"leak.growing\"] @@ waiting READs = the growing set" \
+  ".leak.requests[0].where == \"poll\" @@ waiting in poll" \
+  "[.findings[] | select(.tag == \"LEAK\" and .severity == \"WARN\")] | length > 0 @@ LEAK at WARN for a growing set"
+# The contrast: 8 RECVs armed on socketpairs at the start, one fed and re-armed every
+# 10 ms, so the set waiting stays 8; after the run it stays armed, older than the leak
+# age when the window ends: waiting, as a server's idle connections are, not a leak.
+score steady-recv pid none "" "" "steady-recv 100" \
+  "$OP op(\"RECV\").submitted == \$gt[\"op.RECV.submitted\"] @@ RECV submitted = ground truth" \
+  "$OP op(\"RECV\").completed == \$gt[\"op.RECV.completed\"] @@ RECV completed = ground truth" \
+  ".leak.pending == \$gt[\"steady.armed\"] @@ the armed set is pending" \
+  ".leak.suspected == 0 @@ no suspected leak" \
+  "[.findings[] | select(.tag == \"LEAK\" and .severity != \"INFO\")] | length == 0 @@ no LEAK above INFO"
+# Rings opened and closed one after another beside a process (not a target) churning
+# rings of its own, with the ring table forced to 16 rows: only rows given back by
+# destroyed rings let all 50 rings keep their own numbers, and a ring address the other
+# process reuses must not charge its NOPs (7 per ring) to the target.
+SCORE_ENV=URINGSCOPE_TABLE_SIZES=rings=16,opstats=32 \
+score ring-churn cmd none "" "" "ring-churn 50" \
+  "$OP op(\"NOP\").submitted == \$gt[\"op.NOP.submitted\"] @@ NOP submitted = ground truth" \
+  "$OP op(\"NOP\").completed == \$gt[\"op.NOP.completed\"] @@ NOP completed = ground truth" \
+  "[.rings[] | select(.destroyed and .counters.submissions > 0)] | length == \$gt[\"churn.rings\"] @@ every churned ring reported, destroyed" \
+  "[.rings[] | select(.counters.submissions > 0) | .counters.submissions] | unique == [\$gt[\"churn.nops_per_ring\"]] @@ each ring its own NOPs, nothing merged" \
+  "[.rings[] | select(.pid != \$gt[\"pid\"])] | length == 0 @@ no ring of the process beside" \
+  ".tool_stats.rings_full == 0 and .tool_stats.opstats_full == 0 @@ no table ran out of rows"
 
 # --- the table ----------------------------------------------------------------------
 

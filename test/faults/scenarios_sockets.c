@@ -2,7 +2,6 @@
 // Socketpair scenarios: pollretry-socket (a RECV that must arm poll) and
 // clean-socket (an echo that never has to).
 #define _GNU_SOURCE
-#include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -27,16 +26,6 @@ static bool msg_matches(const unsigned char *src, uint64_t seq) {
   unsigned char want[MSG_SIZE];
   fill_msg(want, seq);
   return memcmp(src, want, MSG_SIZE) == 0;
-}
-
-static void send_all(int fd, const void *buf, size_t len) {
-  for (;;) {
-    ssize_t w = send(fd, buf, len, MSG_NOSIGNAL);
-    if (w < 0 && errno == EINTR) continue;
-    if (w < 0) fail_errno("send");
-    if ((size_t)w != len) fail("send: sent %zd of %zu bytes", w, len);
-    return;
-  }
 }
 
 /* ---------------------------------------------------- pollretry-socket */

@@ -157,10 +157,9 @@ void scenario_overflow(struct ctx *c) {
   }
 
   const unsigned in_ring = io_uring_cq_ready(&c->ring);
-  // Nonzero when the kernel could not even allocate an overflow entry and
-  // dropped the CQE: then the run is not the one described.
-  const unsigned dropped = IO_URING_READ_ONCE(*c->ring.cq.koverflow);
-  if (dropped != 0) fail("the kernel dropped %u CQEs (overflow allocation failed)", dropped);
+  // Fails if the kernel could not even allocate an overflow entry and
+  // dropped a CQE: then the run is not the one described.
+  cq_dropped(c);
   if (in_ring > c->count) fail("CQ holds %u CQEs for %lu requests", in_ring, c->count);
   const unsigned long overflowed = c->count - in_ring;
   if ((overflowed > 0) != io_uring_cq_has_overflow(&c->ring))
@@ -181,8 +180,7 @@ void scenario_overflow(struct ctx *c) {
   }
   if (io_uring_cq_has_overflow(&c->ring)) fail("CQ overflow list not empty after reaping");
   free(seen);
-  note(c, "GROUND-TRUTH cq overflowed=%lu in_ring=%u dropped=%u\n", overflowed, in_ring,
-       dropped);
+  note_cq_overflow(c, overflowed, in_ring);
 }
 
 /*

@@ -189,9 +189,12 @@ std::string KernelTest::file(const std::string& stem) {
 }
 
 std::pair<nlohmann::json, GroundTruth> KernelTest::run_scenario(
-    const std::vector<std::string>& inject_args, int expected_status) {
+    const std::vector<std::string>& inject_args, int expected_status,
+    const std::vector<std::string>& env) {
   const std::string json = file("report.json");
-  std::vector<std::string> argv = {kUringscope, "--json=" + json, "--", kInject};
+  std::vector<std::string> argv = {"/usr/bin/env"};
+  argv.insert(argv.end(), env.begin(), env.end());
+  argv.insert(argv.end(), {kUringscope, "--json=" + json, "--", kInject});
   argv.insert(argv.end(), inject_args.begin(), inject_args.end());
   Result r = run(argv);
   // A different status means the injector's ground truth is not exact: nothing to score.

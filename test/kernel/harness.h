@@ -100,8 +100,10 @@ class KernelTest : public ::testing::Test {
   void TearDown() override;
   std::string file(const std::string& stem);
   // Runs `inject ARGS` under `uringscope --json` and returns (report, ground truth).
+  // `env`: NAME=VALUE settings for uringscope (e.g. URINGSCOPE_TABLE_SIZES).
   std::pair<nlohmann::json, GroundTruth> run_scenario(const std::vector<std::string>& inject_args,
-                                                      int expected_status = 0);
+                                                      int expected_status = 0,
+                                                      const std::vector<std::string>& env = {});
 
  private:
   std::set<unsigned> before_;

@@ -178,6 +178,7 @@ Snapshot report_fixture() {
   s.leak.suspected = 2;
   s.leak.pending = 3;
   s.leak.oldest_ns = 11'900'000'000;
+  s.leak.waiting_samples = {{0, 1}, {250'000'000, 3}, {500'000'000, 5}};
   s.leak.requests = {
       {.ring = 0, .opcode = 22, .age_ns = 11'900'000'000, .user_data = 0xdeadbeef00000001,
        .where = RequestWhere::IoWq},

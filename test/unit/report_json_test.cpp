@@ -422,7 +422,10 @@ TEST_F(ReportJson, OpPuntReasonsErrnosAndPollCounts) {
 TEST_F(ReportJson, Leak) {
   const Json& leak = j.at("leak");
   EXPECT_EQ(keys_of(leak), (std::set<std::string>{"threshold_ns", "suspected", "pending",
-                                                  "oldest_ns", "requests"}));
+                                                  "oldest_ns", "requests", "waiting_samples"}));
+  ASSERT_EQ(leak.at("waiting_samples").size(), 3u);
+  EXPECT_EQ(leak.at("waiting_samples")[1].at("at_ns").get<uint64_t>(), 250'000'000u);
+  EXPECT_EQ(leak.at("waiting_samples")[2].at("requests").get<uint64_t>(), 5u);
   EXPECT_EQ(leak.at("threshold_ns").get<uint64_t>(), 5'000'000'000u);
   EXPECT_EQ(leak.at("suspected").get<uint64_t>(), 2u);
   EXPECT_EQ(leak.at("pending").get<uint64_t>(), 3u);
@@ -489,7 +492,8 @@ TEST(ReportJsonEmpty, EmptySnapshotKeepsTheShape) {
                                 {"suspected", 0},
                                 {"pending", 0},
                                 {"oldest_ns", 0},
-                                {"requests", Json::array()}}));
+                                {"requests", Json::array()},
+                               {"waiting_samples", Json::array()}}));
   EXPECT_EQ(j.at("workers"), Json::array());
   EXPECT_EQ(Json::parse(j.dump()), j);
 }
@@ -613,7 +617,8 @@ const std::set<std::string> kKeyPaths = {
     "leak.requests", "leak.requests[]", "leak.requests[].ring", "leak.requests[].op",
     "leak.requests[].opcode", "leak.requests[].age_ns", "leak.requests[].user_data",
     "leak.requests[].user_data_hex", "leak.requests[].where", "leak.requests[].abandoned",
-    "leak.requests[].waiting",
+    "leak.requests[].waiting", "leak.waiting_samples", "leak.waiting_samples[]",
+    "leak.waiting_samples[].at_ns", "leak.waiting_samples[].requests",
     "workers", "workers[]", "workers[].pid", "workers[].distinct",
     "tool_stats", "tool_stats.rings_full", "tool_stats.opstats_full",
     "tool_stats.op_out_of_range", "tool_stats.enter_no_ring", "tool_stats.overflow_no_req",

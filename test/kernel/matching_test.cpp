@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+// The kernel tier for matching under real traffic (docs/matching.md): zero-copy sends,
+// CQEs without a request pointer (multishot beside a storm, two requests sharing a
+// user_data), a CQ overflowing with timeouts, and rings churned beside another process
+// with the ring table forced tiny. Each holds uringscope's JSON to the injector's ground
+// truth exactly.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "harness.h"
+
+using harness::find_op;
+using harness::findings_with_tag;
+
+namespace {
+
+long long num(const nlohmann::json& object, const char* key) {
+  return object.at(key).get<long long>();
+}
+
+long long hist_total(const nlohmann::json& op) {
+  long long total = 0;
+  for (const auto& slot : op.at("log2_hist")) total += slot.get<long long>();
+  return total;
+}
+
+class Matching : public harness::KernelTest {};
+
+TEST_F(Matching, ZeroCopySendsEndAtTheirNotification) {
+  auto [report, gt] = run_scenario({"zc-send", "200"});
+  long long notifications = 0;
+  for (const char* name : {"SEND_ZC", "SENDMSG_ZC"}) {
+    const auto* op = find_op(report.at("ops"), name);
+    ASSERT_NE(op, nullptr) << name;
+    EXPECT_EQ(num(*op, "submitted"), gt.number("op", name, "submitted")) << name;
+    EXPECT_EQ(num(*op, "completed"), gt.number("op", name, "completed")) << name;
+    EXPECT_EQ(num(*op, "multishot_cqes"), 0) << name;
+    EXPECT_EQ(hist_total(*op), num(*op, "submitted")) << name << ": a latency per send";
+    EXPECT_EQ(num(*op, "zc_results"), num(*op, "submitted")) << name;
+    notifications += num(*op, "zc_notifications");
+  }
+  EXPECT_EQ(notifications, gt.value("notifications"));
+  EXPECT_EQ(find_op(report.at("ops"), "NOP"), nullptr) << "notifications filed under NOP";
+  EXPECT_EQ(num(report.at("counters"), "untracked_completions"), 0);
+  EXPECT_TRUE(findings_with_tag(report, "LEAK").empty());
+  EXPECT_TRUE(findings_with_tag(report, "TOOL").empty());
+}
+
+TEST_F(Matching, AMultishotRequestKeepsEveryCqeBesideAStorm) {
+  auto [report, gt] = run_scenario({"multishot-storm", "20"});
+  const auto* poll = find_op(report.at("ops"), "POLL_ADD");
+  const auto* nop = find_op(report.at("ops"), "NOP");
+  ASSERT_NE(poll, nullptr);
+  ASSERT_NE(nop, nullptr);
+  EXPECT_EQ(num(*poll, "completed"), gt.number("op", "POLL_ADD", "completed"));
+  EXPECT_EQ(num(*poll, "multishot_cqes"), gt.number("op", "POLL_ADD", "multishot_cqes"));
+  EXPECT_EQ(num(*nop, "completed"), gt.number("op", "NOP", "completed"));
+  EXPECT_EQ(num(report.at("counters"), "untracked_completions"), 0);
+}
+
+TEST_F(Matching, CqesOfASharedUserDataAreNeverGuessed) {
+  auto [report, gt] = run_scenario({"shared-udata", "20"});
+  const auto* read = find_op(report.at("ops"), "READ");
+  const auto* poll = find_op(report.at("ops"), "POLL_ADD");
+  ASSERT_NE(read, nullptr);
+  ASSERT_NE(poll, nullptr);
+  EXPECT_EQ(num(*read, "completed"), gt.number("op", "READ", "completed"));
+  EXPECT_EQ(num(*read, "multishot_cqes"), 0);
+  const long long untracked = num(report.at("counters"), "untracked_completions");
+  EXPECT_EQ(num(*poll, "completed") + untracked, gt.number("op", "POLL_ADD", "completed"));
+  EXPECT_GE(num(*poll, "completed"), gt.value("poll_events_alone") + 1);
+  EXPECT_EQ(num(report.at("tool_stats"), "udata_ambiguous"), untracked);
+}
+
+TEST_F(Matching, TimeoutsOverflowingASmallCqAreAllCounted) {
+  auto [report, gt] = run_scenario({"timeout-flood", "2000"});
+  const auto* timeout = find_op(report.at("ops"), "TIMEOUT");
+  ASSERT_NE(timeout, nullptr);
+  EXPECT_EQ(num(*timeout, "submitted"), gt.number("op", "TIMEOUT", "submitted"));
+  EXPECT_EQ(num(*timeout, "completed"), gt.number("op", "TIMEOUT", "completed"));
+  EXPECT_EQ(num(*timeout, "errors"), gt.number("op", "TIMEOUT", "errors"));
+  EXPECT_EQ(num(harness::ring_of(report, gt).at("counters"), "cq_overflows"), gt.value("overflowed"));
+  EXPECT_EQ(num(report.at("leak"), "suspected") + num(report.at("leak"), "pending"), 0);
+  EXPECT_FALSE(findings_with_tag(report, "OVERFLOW").empty());
+}
+
+// 15 rows (and the catch-all) for 41 rings: only rows given back by destroyed rings keep
+// them apart. A ring's teardown can take tens of milliseconds (RCU), so the table leaves
+// room for those in teardown plus one tenth of a second between two reclaims.
+TEST_F(Matching, ChurnedRingsEachKeepTheirOwnNumbers) {
+  auto [report, gt] = run_scenario({"ring-churn", "40"}, 0,
+                                   {"URINGSCOPE_TABLE_SIZES=rings=16,opstats=32"});
+  std::set<long long> per_ring;
+  long long churned = 0, submissions = 0;
+  for (const auto& ring : report.at("rings")) {
+    EXPECT_EQ(num(ring, "pid"), gt.value("pid")) << "a ring of the process beside: " << ring.dump();
+    const long long n = num(ring.at("counters"), "submissions");
+    if (n == 0) continue;
+    per_ring.insert(n);
+    churned += ring.at("destroyed").get<bool>();
+    submissions += n;
+  }
+  EXPECT_EQ(churned, gt.value("rings"));
+  EXPECT_EQ(per_ring, std::set<long long>{gt.value("nops_per_ring")});
+  EXPECT_EQ(submissions, gt.number("op", "NOP", "submitted"));
+  EXPECT_EQ(num(report.at("tool_stats"), "rings_full"), 0);
+  EXPECT_EQ(num(report.at("tool_stats"), "opstats_full"), 0);
+  EXPECT_TRUE(findings_with_tag(report, "TOOL").empty());
+}
+
+}  // namespace
