@@ -110,4 +110,46 @@ TEST_F(Matching, ChurnedRingsEachKeepTheirOwnNumbers) {
   EXPECT_TRUE(findings_with_tag(report, "TOOL").empty());
 }
 
+// The in-flight table forced to 8 ways beside 32 NOPs in flight per submit: requests
+// that find no way are dropped (the newcomers, never the older ones) and counted, and
+// every count still adds up.
+TEST_F(Matching, TinyInflightTableCountsEveryDrop) {
+  auto [report, gt] = run_scenario({"clean", "2000"}, 0, {"URINGSCOPE_TABLE_SIZES=inflight=4,udata=4"});
+  const auto* nop = find_op(report.at("ops"), "NOP");
+  ASSERT_NE(nop, nullptr);
+  EXPECT_EQ(num(*nop, "submitted"), gt.number("op", "NOP", "submitted"));
+  EXPECT_EQ(num(*nop, "completed"), gt.number("op", "NOP", "completed"));
+  const long long drops = num(report.at("counters"), "inflight_map_drops");
+  EXPECT_GT(drops, 0) << "the table was not saturated: the test proves nothing";
+  EXPECT_EQ(hist_total(*nop) + drops, num(*nop, "submitted")) << "a request both timed and dropped";
+  EXPECT_EQ(num(report.at("counters"), "untracked_completions"), drops);
+  bool counted = false;
+  for (const auto& f : findings_with_tag(report, "TOOL"))
+    counted |= f.at("evidence").contains("inflight_map_drops");
+  EXPECT_TRUE(counted) << "no TOOL finding for the drops";
+}
+
+// Without rows given back, 15 ring rows for the main ring and 40 churned ones, and 3
+// (ring, op) rows: each ring and each pair refused is counted exactly once, its NOPs land
+// in the catch-all rows, and no NOP is lost.
+TEST_F(Matching, FullRingAndOpTablesSaturateWithoutLosingRequests) {
+  auto [report, gt] = run_scenario({"ring-churn", "40"}, 0,
+                                   {"URINGSCOPE_TABLE_SIZES=rings=16,opstats=4",
+                                    "URINGSCOPE_SKIP_FEATURES=ring_exit"});
+  long long submissions = 0, catch_all = 0;
+  for (const auto& ring : report.at("rings")) {
+    submissions += num(ring.at("counters"), "submissions");
+    catch_all += ring.at("source") == "catch_all";
+  }
+  EXPECT_EQ(submissions, gt.number("op", "NOP", "submitted"));
+  EXPECT_EQ(catch_all, 1);
+  // Rows 1-15: the main ring, then the first 14 churned rings; the other 26 are refused.
+  const long long churned_with_rows = 15 - 1;
+  EXPECT_EQ(num(report.at("tool_stats"), "rings_full"), gt.value("rings") - churned_with_rows);
+  // Opstat rows 1-3 go to the first three churned rings' NOPs; the other 11 rings' pairs
+  // are refused, and so is the catch-all ring's.
+  EXPECT_EQ(num(report.at("tool_stats"), "opstats_full"), churned_with_rows - 3 + 1);
+  EXPECT_FALSE(findings_with_tag(report, "TOOL").empty());
+}
+
 }  // namespace
