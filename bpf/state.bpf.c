@@ -17,6 +17,7 @@ struct us_followed_exited_map followed_exited SEC(".maps");
 struct us_ring_cache_map ring_cache SEC(".maps");
 struct us_errnos_map errnos SEC(".maps");
 struct us_threads_map threads SEC(".maps");
+struct us_worker_counts_map worker_counts SEC(".maps");
 struct us_trace_rb_map trace_rb SEC(".maps");
 
 const volatile bool filter_tgids = false;

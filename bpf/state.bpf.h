@@ -116,6 +116,15 @@ struct us_threads_map {
 	__type(value, struct us_thread);
 };
 
+/* io-wq workers seen per process (tgid -> count): kept apart from `threads`, whose
+ * entries go when their thread exits. */
+struct us_worker_counts_map {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, US_DEFAULT_WORKER_PROCS);
+	__type(key, __u32);
+	__type(value, __u64);
+};
+
 /* --trace records; a page when tracing is off (programs reference it either way). */
 struct us_trace_rb_map {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -150,6 +159,7 @@ extern struct us_followed_exited_map followed_exited SEC(".maps");
 extern struct us_ring_cache_map ring_cache SEC(".maps");
 extern struct us_errnos_map errnos SEC(".maps");
 extern struct us_threads_map threads SEC(".maps");
+extern struct us_worker_counts_map worker_counts SEC(".maps");
 extern struct us_trace_rb_map trace_rb SEC(".maps");
 
 /* Set by userspace before load. */
@@ -181,14 +191,35 @@ static __always_inline void tool_count(enum us_tool_counter c)
 	__sync_fetch_and_add(&us_tool[c], 1);
 }
 
+static __always_inline void count_worker(__u32 tgid)
+{
+	__u64 one = 1, *n = bpf_map_lookup_elem(&worker_counts, &tgid);
+
+	if (n) {
+		__sync_fetch_and_add(n, 1);
+		return;
+	}
+	if (!bpf_map_update_elem(&worker_counts, &tgid, &one, BPF_NOEXIST))
+		return;
+	n = bpf_map_lookup_elem(&worker_counts, &tgid); /* another CPU added it first */
+	if (n)
+		__sync_fetch_and_add(n, 1);
+	else
+		tool_count(US_TOOL_THREADS_FULL);
+}
+
 /* Remembers an io thread of a target; a full table is counted, never fatal. */
 static __always_inline void thread_add(__u32 tid, __u32 tgid, __u32 kind, __u32 ring)
 {
 	struct us_thread t = { .tgid = tgid, .kind = kind, .ring = ring,
 			       .first_ns = bpf_ktime_get_ns() };
 
-	if (bpf_map_update_elem(&threads, &tid, &t, BPF_NOEXIST) &&
-	    !bpf_map_lookup_elem(&threads, &tid))
+	if (!bpf_map_update_elem(&threads, &tid, &t, BPF_NOEXIST)) {
+		if (kind == US_THREAD_WORKER)
+			count_worker(tgid);
+		return;
+	}
+	if (!bpf_map_lookup_elem(&threads, &tid))
 		tool_count(US_TOOL_THREADS_FULL);
 }
 

@@ -8,8 +8,12 @@
  * sched_switch fires for every context switch on the machine: the first thing done is a
  * PF_IO_WORKER test on both tasks (two loads), and everything else only for io threads.
  *
- *   usc_sched  sched_switch(preempt, prev, next[, prev_state])  prev_state was added in
- *              5.18; the first three arguments are the same everywhere.
+ *   usc_sched        sched_switch(preempt, prev, next[, prev_state])  prev_state was added
+ *                    in 5.18; the first three arguments are the same everywhere.
+ *   usc_thread_exit  sched_process_exit(task[, group_dead]): an io thread's entry goes
+ *                    when it exits, so a long run in which io-wq retires idle workers
+ *                    and starts new ones never fills the table; each worker stays
+ *                    counted in worker_counts.
  */
 #include "tables.bpf.h"
 #include <bpf/bpf_tracing.h>
@@ -75,5 +79,17 @@ int BPF_PROG(usc_sched, bool preempt, struct task_struct *prev, struct task_stru
 				thread_add(tid, tgid, US_THREAD_WORKER, 0);
 		}
 	}
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(usc_thread_exit, struct task_struct *task)
+{
+	__u32 tid;
+
+	if (!(task->flags & US_PF_IO_WORKER))
+		return 0;
+	tid = task->pid;
+	bpf_map_delete_elem(&threads, &tid);
 	return 0;
 }

@@ -93,7 +93,7 @@ inline constexpr std::array<FeatureSpec, kFeatureCount> kFeatures{{
      {"usc_req_failed"}},
     {FeatureId::IoThreads, "io_threads", false,
      "SQPOLL sleeps and io-wq workers are not seen (no SQPOLL or WORKERS finding)",
-     {"usc_sched"}},
+     {"usc_sched", "usc_thread_exit"}},
     {FeatureId::FileGet, "file_get", false,
      "--trace cannot show which io-wq worker issued a punted request",
      {"usc_file_get"}, FeatureNeed::Trace},

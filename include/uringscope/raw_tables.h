@@ -34,7 +34,8 @@ struct RawTables {
   std::array<uint64_t, US_TOOL__COUNT> tool{};
   std::vector<us_inflight_bucket> inflight;  // the whole table, for the leak scan
   std::vector<std::pair<us_errno_key, uint64_t>> errnos;
-  std::vector<std::pair<uint32_t, us_thread>> threads;  // tid -> thread
+  std::vector<std::pair<uint32_t, us_thread>> threads;  // tid -> thread, while it lives
+  std::vector<std::pair<uint32_t, uint64_t>> worker_counts;  // tgid -> io-wq workers seen
   std::vector<RetiredRing> retired;  // in the order their teardowns ended
 };
 

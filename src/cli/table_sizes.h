@@ -9,7 +9,7 @@
 
 namespace uringscope {
 
-// "rings=8,opstats=32,inflight=64,udata=64" (any subset, in any order) over the
+// "rings=8,opstats=32,inflight=64,udata=64,threads=16" (any subset, in any order) over the
 // defaults. Throws Error with a one-line message for an unknown name, a value out of
 // range, or an in-flight or user_data size that is not a power of two.
 TableSizes table_sizes_from(std::string_view spec);

@@ -207,6 +207,7 @@ void Tracer::open_configured(const KernelSupport& support, const std::set<std::s
   set_entries(skel_->maps.opstats, sizes.max_opstats);
   set_entries(skel_->maps.inflight, sizes.inflight_buckets);
   set_entries(skel_->maps.udata, sizes.udata_slots);
+  set_entries(skel_->maps.threads, sizes.thread_entries);
   set_entries(skel_->maps.retired_rings, sizes.max_rings);
   set_entries(skel_->maps.free_rings, sizes.max_rings);
   set_entries(skel_->maps.free_opstats, sizes.max_opstats);
@@ -366,6 +367,7 @@ RawTables Tracer::read_tables(bool with_inflight) const {
   }
   raw.errnos = copy_hash<us_errno_key, uint64_t>(skel_->maps.errnos);
   raw.threads = copy_hash<uint32_t, us_thread>(skel_->maps.threads);
+  raw.worker_counts = copy_hash<uint32_t, uint64_t>(skel_->maps.worker_counts);
   raw.retired = retired_;
   return raw;
 }

@@ -28,6 +28,7 @@ struct TableSizes {
   uint32_t max_opstats = US_DEFAULT_OPSTAT_SLOTS;
   uint32_t inflight_buckets = US_DEFAULT_INFLIGHT_BUCKETS;  // power of two
   uint32_t udata_slots = US_DEFAULT_UDATA_SLOTS;            // power of two
+  uint32_t thread_entries = US_DEFAULT_THREAD_ENTRIES;      // io threads alive at once
 };
 
 struct TracerConfig {

@@ -95,7 +95,11 @@ KernelSupport probe_kernel(const struct btf* vmlinux, const ProbeEnvironment& en
   add(FeatureId::LocalWork, choose_local_work(vmlinux));
   add(FeatureId::ShortWrite, choose_short_write(vmlinux));
   add(FeatureId::ReqFailed, choose_req_failed(vmlinux));
-  add(FeatureId::IoThreads, choose_io_threads(vmlinux));
+  const auto io_threads = choose_io_threads(vmlinux);
+  add(FeatureId::IoThreads, io_threads);
+  // Without it the thread table keeps exited threads until the run ends.
+  if (!io_threads.program.empty() && process_exit_traceable(vmlinux))
+    support.programs.emplace_back("usc_thread_exit");
   add(FeatureId::FileGet, choose_file_get(vmlinux));
   const auto fork = choose_fork(vmlinux);
   add(FeatureId::Fork, fork);

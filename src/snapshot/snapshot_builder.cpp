@@ -134,14 +134,13 @@ std::map<uint32_t, std::vector<OpStats>> ops_by_ring_row(const RawTables& raw, s
   return by_row;
 }
 
-// The io-wq workers seen per process, and each ring's SQPOLL thread.
+// The io-wq workers seen per process (counted apart from the thread table, which forgets
+// threads that exit), and each ring's SQPOLL thread.
 void attach_threads(Snapshot& snap, const RawTables& raw,
                     const std::map<uint32_t, uint32_t>& id_of_row) {
-  std::map<uint32_t, uint64_t> workers_by_pid;
+  std::map<uint32_t, uint64_t> workers_by_pid(raw.worker_counts.begin(), raw.worker_counts.end());
   for (const auto& [tid, t] : raw.threads) {
-    if (t.kind == US_THREAD_WORKER) {
-      ++workers_by_pid[t.tgid];
-    } else if (t.kind == US_THREAD_SQPOLL) {
+    if (t.kind == US_THREAD_SQPOLL) {
       auto id = id_of_row.find(t.ring);
       if (id != id_of_row.end() && snap.rings[id->second].sq_tid == 0) {
         snap.rings[id->second].sq_tid = tid;

@@ -153,3 +153,35 @@ TEST_F(Matching, FullRingAndOpTablesSaturateWithoutLosingRequests) {
 }
 
 }  // namespace
+
+namespace {
+
+// Three processes one after the other under -f, each with 8 FIFO opens blocked in their
+// own io-wq workers (io-wq starts a few more: 10-16 seen per process here), and room for
+// 20 threads: each process's workers leave the table when they exit, so the next one's
+// fit, and every worker is counted.
+TEST_F(Matching, ThreadsLeaveTheTableWhenTheyExit) {
+  const std::string json = file("report.json");
+  const std::string storm = harness::kInject + " worker-storm 8";
+  const harness::Result r = harness::run(
+      {"/usr/bin/env", "URINGSCOPE_TABLE_SIZES=threads=20", harness::kUringscope, "-f",
+       "--json=" + json, "--", "/bin/sh", "-c", storm + " && " + storm + " && " + storm});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const harness::GroundTruth gt = harness::parse_ground_truth(r.out);
+  std::vector<long long> blocked;
+  for (const auto& line : gt.lines)
+    if (line.count("distinct")) blocked.push_back(std::stoll(line.at("distinct")));
+  ASSERT_EQ(blocked.size(), 3u) << r.out;
+  const auto report = harness::read_json(json);
+  ASSERT_EQ(report.at("workers").size(), 3u);
+  long long total = 0;
+  for (std::size_t i = 0; i < 3; ++i) {
+    const long long seen = num(report.at("workers")[i], "distinct");
+    EXPECT_GE(seen, blocked[i]) << "a worker blocked in an open was not counted";
+    total += seen;
+  }
+  EXPECT_GT(total, 20) << "the workers fit the table even without pruning: the test proves nothing";
+  EXPECT_EQ(num(report.at("tool_stats"), "threads_full"), 0);
+}
+
+}  // namespace

@@ -70,6 +70,7 @@ TEST(FeatureTable, EachProgramServesExactlyOneFeature) {
       {"usc_task_add", FeatureId::TaskAdd},     {"usc_tw_run", FeatureId::TaskWork},
       {"usc_local_tw", FeatureId::LocalWork},   {"usc_short_write", FeatureId::ShortWrite},
       {"usc_req_failed", FeatureId::ReqFailed}, {"usc_sched", FeatureId::IoThreads},
+      {"usc_thread_exit", FeatureId::IoThreads},
       {"usc_file_get", FeatureId::FileGet},     {"usc_fork", FeatureId::Fork},
       {"usc_fork_exit", FeatureId::Fork},       {"usc_ring_exit", FeatureId::RingExit},
   };

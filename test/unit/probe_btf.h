@@ -118,6 +118,12 @@ class KernelBtf {
     add_trace_typedef("btf_trace_sched_process_fork", args);
   }
 
+  // sched_process_exit(struct task_struct *task[, bool group_dead]): not in the kernel
+  // builders, so that their program lists stay the short ones; tests add it.
+  void add_sched_process_exit(std::initializer_list<int> args) {
+    add_trace_typedef("btf_trace_sched_process_exit", args);
+  }
+
   // The end of ring teardown: workqueue_execute_end(work, function) and the work function
   // io_ring_exit_work(work). Left out when `without` names "workqueue_execute_end".
   void ring_exit(std::initializer_list<int> args) {

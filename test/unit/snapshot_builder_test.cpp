@@ -194,7 +194,9 @@ TEST(SnapshotBuilder, ErrnosThreadsAndTimestamps) {
   raw.errnos = {{{1, kRead, 9}, 3}, {{1, kRead, 22}, 7}, {{2, kNop, 9}, 1}, {{9, kRead, 9}, 5}};
   us_thread worker{.tgid = 42, .kind = US_THREAD_WORKER, .ring = 0, .pad = 0, .first_ns = 1};
   us_thread sqpoll{.tgid = 43, .kind = US_THREAD_SQPOLL, .ring = 2, .pad = 0, .first_ns = 1};
-  raw.threads = {{500, worker}, {501, worker}, {502, worker}, {600, sqpoll}};
+  // Two of pid 42's three workers have exited: the table forgot them, the count did not.
+  raw.threads = {{500, worker}, {600, sqpoll}};
+  raw.worker_counts = {{42, 3}};
   const uint64_t end = 1'000'000;
   raw.ring_stats[2].counters[US_RC_SQPOLL_OFFCPU_NS] = 1000;
   raw.ring_stats[2].counters[US_RC_SQPOLL_OUT_NS] = end - 400;  // asleep at the end

@@ -17,7 +17,8 @@ TEST(TableSizes, EmptyKeepsTheDefaults) {
 }
 
 TEST(TableSizes, AnySubsetInAnyOrder) {
-  const TableSizes sizes = table_sizes_from("udata=64,rings=8,,inflight=16");
+  const TableSizes sizes = table_sizes_from("udata=64,rings=8,,inflight=16,threads=4");
+  EXPECT_EQ(sizes.thread_entries, 4u);
   EXPECT_EQ(sizes.max_rings, 8u);
   EXPECT_EQ(sizes.max_opstats, US_DEFAULT_OPSTAT_SLOTS);
   EXPECT_EQ(sizes.inflight_buckets, 16u);
@@ -27,7 +28,7 @@ TEST(TableSizes, AnySubsetInAnyOrder) {
 TEST(TableSizes, BadSpecsSayWhatIsWrongInOneLine) {
   const std::pair<const char*, const char*> cases[] = {
       {"rings", "URINGSCOPE_TABLE_SIZES: 'rings' is not NAME=ROWS"},
-      {"ringz=8", "URINGSCOPE_TABLE_SIZES: unknown table 'ringz' (rings, opstats, inflight, udata)"},
+      {"ringz=8", "URINGSCOPE_TABLE_SIZES: unknown table 'ringz' (rings, opstats, inflight, udata, threads)"},
       {"rings=1", "URINGSCOPE_TABLE_SIZES: rings=1 is not a number from 2 to 65535"},
       {"rings=70000", "URINGSCOPE_TABLE_SIZES: rings=70000 is not a number from 2 to 65535"},
       {"opstats=8x", "URINGSCOPE_TABLE_SIZES: opstats=8x is not a number from 2 to 1048576"},

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
-// ring_exit: where destroyed rings give their rows back (bpf/retire.bpf.c).
+// ring_exit: where destroyed rings give their rows back (bpf/retire.bpf.c); the exit
+// programs that forget exited threads.
 #include <gtest/gtest.h>
+
+#include <algorithm>
 
 #include "probe_btf.h"
 
@@ -60,6 +63,26 @@ TEST(ProbeRingExit, OtherShapesOfTheTracepointAreOff) {
   add_618_tracepoints(other_struct);
   other_struct.add_workqueue_execute_end({other_struct.types().task, other_struct.types().work_func});
   EXPECT_FALSE(feature(probe(other_struct), "ring_exit").enabled);
+}
+
+// sched_process_exit adds the programs that forget exited threads (io threads; -f's
+// followed processes) to the features that own them.
+TEST(ProbeThreadExit, SchedProcessExitAddsTheExitPrograms) {
+  KernelBtf k = kernel_6_18();
+  k.add_sched_process_exit({k.types().task, k.types().bool_});
+  const KernelSupport s = probe(k);
+  Strings want = kPrograms618;
+  want.insert(std::find(want.begin(), want.end(), "usc_sched") + 1, "usc_thread_exit");
+  want.insert(std::find(want.begin(), want.end(), "usc_fork") + 1, "usc_fork_exit");
+  EXPECT_EQ(s.programs, want);
+  EXPECT_EQ(feature_flags(s), all_on_but({}));
+}
+
+TEST(ProbeThreadExit, WithoutSchedSwitchThereIsNoThreadToForget) {
+  KernelBtf k = kernel_6_18({"sched_switch"});
+  k.add_sched_process_exit({k.types().task, k.types().bool_});
+  const KernelSupport s = probe(k);
+  EXPECT_EQ(std::count(s.programs.begin(), s.programs.end(), "usc_thread_exit"), 0);
 }
 
 }  // namespace
