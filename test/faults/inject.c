@@ -68,6 +68,14 @@ static const struct scenario scenarios[] = {
     {"leak-growing", 200, "LEAK", 0, 0, NULL, scenario_leak_growing, 0},
     {"steady-recv", 100, "none", 0, 0, prepare_steady_sockets, scenario_steady_recv, 0},
     {"ring-churn", 50, "none", 0, 0, NULL, scenario_ring_churn, 0},
+    // --check: in-flight requests whose memory is not theirs alone, and safe look-alikes.
+    {"hazard-overlap", 4, "HAZARD", 0, 0, NULL, scenario_hazard_overlap, 0},
+    {"hazard-vec-overlap", 1, "HAZARD", 0, 0, NULL, scenario_hazard_vec_overlap, 0},
+    {"hazard-unmap", 1, "HAZARD-UAF", 0, 0, NULL, scenario_hazard_unmap, 0},
+    {"hazard-bufreg", 1, "HAZARD-BUFREG", 0, 0, NULL, scenario_hazard_bufreg, 0},
+    {"check-clean-reuse", 100, "none", 0, 0, prepare_cached_file, scenario_check_clean_reuse, 0},
+    {"check-clean-unmap", 20, "none", 0, 0, prepare_cached_file, scenario_check_clean_unmap, 0},
+    {"check-clean-split", 100, "none", 0, 0, NULL, scenario_check_clean_split, 0},
 };
 
 static const struct scenario *find_scenario(const char *name) {

@@ -9,7 +9,8 @@
  *   ring.c              ring setup, submitting, reaping, counting
  *   fixtures.c          the cached temp file and the pipe several scenarios use
  *   fdinfo.c            the ring's lists as the kernel shows them in /proc/self/fdinfo
- *   scenarios_*.c       the scenarios, one family per file
+ *   scenarios_*.c       the scenarios, one family per file (scenarios_hazards.c also
+ *                       holds the helpers of both hazard files)
  * Each .c file defines _GNU_SOURCE itself, before its first include.
  */
 #ifndef URINGSCOPE_INJECT_H
@@ -62,6 +63,8 @@ enum op_kind {
   OP_SEND_ZC,
   OP_SENDMSG_ZC,
   OP_TIMEOUT,
+  OP_READV,
+  OP_READ_FIXED,
   OP_KIND_COUNT
 };
 
@@ -232,5 +235,26 @@ void scenario_ring_churn(struct ctx *c);
 // scenarios_trace_pipe.c
 void prepare_trace_instance(struct ctx *c);
 void scenario_pollretry_file(struct ctx *c);
+
+// scenarios_hazards.c: the helpers of both hazard files, then its scenarios
+// reap_expect(): any result will do (the scenario records it).
+#define ANY_RES (-100000)
+void open_pipe(int fds[2]);
+void close_pipe(int fds[2]);
+bool slice_matches(const unsigned char *p, size_t len, uint64_t block);
+void pipe_feed(int wr, uint64_t block, size_t len);
+unsigned pipe_drain(int rd, uint64_t block);
+void queue_read(struct ctx *c, int fd, void *buf, unsigned len, uint64_t ud);
+void expect_pending(struct ctx *c, const char *what);
+struct cqe_copy reap_expect(struct ctx *c, uint64_t ud, enum op_kind op, int want);
+void note_no_hazard(struct ctx *c);
+void scenario_hazard_overlap(struct ctx *c);
+void scenario_hazard_vec_overlap(struct ctx *c);
+void scenario_check_clean_split(struct ctx *c);
+void scenario_check_clean_reuse(struct ctx *c);
+// scenarios_hazards_lifetime.c
+void scenario_hazard_unmap(struct ctx *c);
+void scenario_hazard_bufreg(struct ctx *c);
+void scenario_check_clean_unmap(struct ctx *c);
 
 #endif  // URINGSCOPE_INJECT_H

@@ -23,6 +23,8 @@ const char *const op_names[OP_KIND_COUNT] = {
     [OP_SEND_ZC] = "SEND_ZC",
     [OP_SENDMSG_ZC] = "SENDMSG_ZC",
     [OP_TIMEOUT] = "TIMEOUT",
+    [OP_READV] = "READV",
+    [OP_READ_FIXED] = "READ_FIXED",
 };
 
 __attribute__((format(printf, 2, 3))) void note(struct ctx *c, const char *fmt, ...) {
