@@ -15,6 +15,7 @@
 #include "tables.bpf.h"
 #include "bits.bpf.h"
 #include "trace.bpf.h"
+#include "check.bpf.h"
 #include <bpf/bpf_tracing.h>
 
 #define US_EINTR 4
@@ -180,6 +181,8 @@ static __always_inline void complete_tracked(void *ring_ctx, struct us_inflight 
 			zc_wait_for_notif(os, w);
 		return;
 	}
+	if (check_on)
+		check_end(w->req, w->ring, w->opcode);
 	if (abandoned_cqe(ring_ctx, res)) {
 		opstat_count(os, US_OC_CANCELLED_AT_EXIT);
 		w->state |= US_IF_ABANDONED;

@@ -19,6 +19,7 @@ struct us_errnos_map errnos SEC(".maps");
 struct us_threads_map threads SEC(".maps");
 struct us_worker_counts_map worker_counts SEC(".maps");
 struct us_trace_rb_map trace_rb SEC(".maps");
+struct us_check_rb_map check_rb SEC(".maps");
 
 const volatile bool filter_tgids = false;
 const volatile __u32 max_rings = US_DEFAULT_MAX_RINGS;
@@ -33,6 +34,7 @@ const volatile __s32 req_bit[US_RF__COUNT] = {
 
 const volatile __u64 pidns_ino = 0;
 const volatile bool trace_on = false;
+const volatile bool check_on = false;
 const volatile bool follow_forks = false;
 const volatile __u64 ring_exit_fn = 0;
 

@@ -131,6 +131,12 @@ struct us_trace_rb_map {
 	__uint(max_entries, 4096);
 };
 
+/* --check records; a page without --check. */
+struct us_check_rb_map {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+};
+
 struct us_ring_cache {
 	__u64 ctx;
 	__u32 ring;
@@ -161,6 +167,7 @@ extern struct us_errnos_map errnos SEC(".maps");
 extern struct us_threads_map threads SEC(".maps");
 extern struct us_worker_counts_map worker_counts SEC(".maps");
 extern struct us_trace_rb_map trace_rb SEC(".maps");
+extern struct us_check_rb_map check_rb SEC(".maps");
 
 /* Set by userspace before load. */
 extern const volatile bool filter_tgids;
@@ -175,6 +182,8 @@ extern const volatile __u64 pidns_ino;
 /* --trace: stream per-request records. Off, every emit below is dead code the verifier
  * drops, so the default mode pays nothing for it. */
 extern const volatile bool trace_on;
+/* --check: stream what requests target (check.bpf.h); off, the calls are dead code. */
+extern const volatile bool check_on;
 /* -f: processes forked by a target become targets. */
 extern const volatile bool follow_forks;
 /* Address of io_ring_exit_work (kallsyms), 0 when unreadable: see retire.bpf.c. */

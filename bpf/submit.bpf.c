@@ -13,6 +13,7 @@
  */
 #include "tables.bpf.h"
 #include "trace.bpf.h"
+#include "check.bpf.h"
 #include <bpf/bpf_tracing.h>
 
 
@@ -154,6 +155,9 @@ static __always_inline void on_submit(struct io_kiocb *req, __u64 req_addr, bool
 	track(w, req_addr, user_data, ring, row, opcode,
 	      req_has_flag(flags, US_RF_CQE_SKIP) ? US_IF_CQE_SKIP : 0);
 	index_by_udata(ring, user_data, req_addr);
+	/* Only tracked requests: their end is seen, so the analysis never holds a stale one. */
+	if (check_on)
+		check_submit(req, req_addr, ring, opcode, user_data, flags);
 	if (trace_on) {
 		struct us_trace_args t = { .req = req_addr, .user_data = user_data, .ring = ring,
 					   .kind = US_TR_SUBMIT, .opcode = opcode };

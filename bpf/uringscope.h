@@ -221,6 +221,9 @@ enum us_tool_counter {
 	US_TOOL_UDATA_EVICTED,   /* live requests dropped from the (ring, user_data) index by
 				  * unrelated ones: a CQE of theirs without a request pointer
 				  * would be untracked */
+	US_TOOL_CHECK_DROPS,     /* --check records lost: the check buffer was full */
+	US_TOOL_CHECK_UNSEEN,    /* --check: iovecs beyond US_CHECK_MAX_IOVECS, or memory
+				  * ranges that could not be read: not checked */
 	US_TOOL__COUNT,
 };
 
@@ -270,6 +273,48 @@ struct us_trace_event {
 };
 
 #define US_DEFAULT_TRACE_BYTES (8u << 20) /* ring buffer size with --trace: power of two */
+
+/*
+ * --check: the memory each request targets, when it stops targeting it, and what the
+ * program does to memory and registered buffers meanwhile, streamed through their own
+ * ring buffer (check_rb) to the hazard analysis in userspace (src/check/). Drops are
+ * counted in us_tool[US_TOOL_CHECK_DROPS].
+ */
+enum us_check_kind {
+	US_CK_RANGE = 1,  /* a request targets [addr, addr + len) (one record per iovec) */
+	US_CK_END = 2,    /* the request posted its final CQE (or was cancelled): done */
+	US_CK_UNMAP = 3,  /* munmap() or madvise(MADV_DONTNEED/FREE/REMOVE) of [addr, addr + len) */
+	US_CK_BUFREG = 4, /* io_uring_register() changing a ring's registered buffers */
+};
+
+#define US_CKF_INTO (1u << 0)  /* RANGE: the kernel writes this memory (reads, receives) */
+#define US_CKF_FIXED (1u << 1) /* RANGE: a registered buffer; `index` is its index */
+
+/* UNMAP: which call, in `opcode`. */
+#define US_CK_MUNMAP 0
+#define US_CK_MADVISE 1
+
+struct us_check_event {
+	__u64 ts;        /* bpf_ktime_get_ns() */
+	__u64 req;       /* RANGE, END: io_kiocb address */
+	__u64 user_data; /* RANGE */
+	__u64 addr;      /* RANGE, UNMAP: user address */
+	__u64 len;       /* RANGE, UNMAP: bytes; BUFREG: buffers affected (0 = all) */
+	__u32 ring;      /* RANGE, BUFREG: ring row */
+	__u32 tgid;      /* of the thread it happened on, in uringscope's pid namespace */
+	__u16 kind;      /* enum us_check_kind */
+	__u8 opcode;     /* RANGE: IORING_OP_*; UNMAP: US_CK_MUNMAP/US_CK_MADVISE; BUFREG:
+			  * the IORING_(UN)REGISTER_* opcode */
+	__u8 flags;      /* RANGE: US_CKF_* */
+	__u16 index;     /* RANGE: iovec index, or buffer index with US_CKF_FIXED; BUFREG:
+			  * first buffer affected */
+	__u16 pad;
+	__u32 aux;       /* UNMAP: the madvise advice */
+	__u32 pad2;
+};
+
+#define US_DEFAULT_CHECK_BYTES (8u << 20)
+#define US_CHECK_MAX_IOVECS 8 /* iovecs of a vectored request checked; the rest counted */
 
 /* io_uring UAPI constants the BPF side needs (stable ABI). */
 #define US_CQE_F_MORE (1u << 1)

@@ -21,3 +21,5 @@ static_assert(US_OP_OTHER < 256, "opcodes are stored as __u8 in us_inflight");
 static_assert(sizeof(us_errno_key) == 8);
 static_assert(sizeof(us_thread) == 24);
 static_assert(sizeof(us_trace_event) == 72);
+static_assert(sizeof(us_check_event) == 64);
+static_assert(sizeof(us_retired) == 16);

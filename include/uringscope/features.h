@@ -33,11 +33,14 @@ enum class FeatureId : uint8_t {
   FileGet,
   Fork,
   RingExit,
+  CheckOverlap,
+  CheckUnmap,
+  CheckBufreg,
 };
-inline constexpr std::size_t kFeatureCount = 17;
+inline constexpr std::size_t kFeatureCount = 20;
 
 // Which runs load a feature's programs: loading them otherwise would cost every run.
-enum class FeatureNeed { EveryRun, Trace, Follow };
+enum class FeatureNeed { EveryRun, Trace, Follow, Check };
 
 // Full: requests tracked end to end with punt attribution; Legacy: an older kernel whose
 // completions carry no request pointer, or punts unseen; Unsupported: no run possible.
@@ -104,6 +107,19 @@ inline constexpr std::array<FeatureSpec, kFeatureCount> kFeatures{{
      "rows of destroyed rings are not reused: a run that sees more rings than the table "
      "holds counts the rest in the catch-all ring",
      {"usc_ring_exit"}},
+    // --check's three detectors. Overlaps are found in the submit and complete programs'
+    // --check records, so that detector has no program of its own: it needs the
+    // request's command area in BTF.
+    {FeatureId::CheckOverlap, "check_overlap", false,
+     "--check cannot see what memory requests target: no HAZARD, and no HAZARD-UAF or "
+     "HAZARD-BUFREG either",
+     {}, FeatureNeed::Check},
+    {FeatureId::CheckUnmap, "check_unmap", false,
+     "--check cannot see memory unmapped under a request (no HAZARD-UAF)",
+     {"usc_ck_munmap", "usc_ck_madvise"}, FeatureNeed::Check},
+    {FeatureId::CheckBufreg, "check_bufreg", false,
+     "--check cannot see registered buffers changed under a request (no HAZARD-BUFREG)",
+     {"usc_ck_register"}, FeatureNeed::Check},
 }};
 
 constexpr const FeatureSpec& feature_spec(FeatureId id) {

@@ -87,7 +87,7 @@ struct ToolField {
   us_tool_counter abi;    // the BPF side's slot
 };
 
-inline constexpr std::array<ToolField, 13> kToolFields = {{
+inline constexpr std::array<ToolField, 15> kToolFields = {{
     {"rings_full", &ToolStats::rings_full,
      "rings counted under \"other rings\" (ring table full)", US_TOOL_RINGS_FULL},
     {"opstats_full", &ToolStats::opstats_full,
@@ -114,6 +114,10 @@ inline constexpr std::array<ToolField, 13> kToolFields = {{
      US_TOOL_NOTIF_NO_REQ},
     {"latency_torn", &ToolStats::latency_torn, "latency samples discarded (entry rewritten)",
      US_TOOL_LATENCY_TORN},
+    {"check_drops", &ToolStats::check_drops, "--check records lost (check buffer full)",
+     US_TOOL_CHECK_DROPS},
+    {"check_unseen", &ToolStats::check_unseen,
+     "--check: iovecs beyond the first 8, or unreadable, not checked", US_TOOL_CHECK_UNSEEN},
 }};
 
 // Whether the tool lost anything at all.

@@ -33,9 +33,13 @@ inline constexpr char kTagPollRetry[] = "POLL-RETRY";
 inline constexpr char kTagErrors[] = "ERRORS";
 inline constexpr char kTagLeak[] = "LEAK";
 inline constexpr char kTagTool[] = "TOOL";
-inline constexpr std::array<std::string_view, 12> kFindingTags = {
-    kTagNodata, kTagOverflow,   kTagPunt,      kTagWorkers, kTagBatch, kTagSqpoll,
+inline constexpr char kTagHazard[] = "HAZARD";
+inline constexpr char kTagHazardBufreg[] = "HAZARD-BUFREG";
+inline constexpr char kTagHazardUaf[] = "HAZARD-UAF";
+inline constexpr std::array<std::string_view, 15> kFindingTags = {
+    kTagNodata,  kTagOverflow,   kTagPunt,      kTagWorkers, kTagBatch, kTagSqpoll,
     kTagDeferTw, kTagShortWrite, kTagPollRetry, kTagErrors,  kTagLeak,  kTagTool,
+    kTagHazard,  kTagHazardBufreg, kTagHazardUaf,
 };
 
 struct Evidence {

@@ -158,6 +158,51 @@ struct LeakInfo {
 };
 inline constexpr std::size_t kMaxLeakRecords = 64;
 
+// --check: one request's target memory as a hazard names it.
+struct HazardRequest {
+  uint32_t ring = 0;        // report id (rings[].id)
+  uint32_t opcode = 0;
+  uint64_t user_data = 0;
+  uint64_t addr = 0;        // the range it targets (one iovec of a vectored request)
+  uint64_t len = 0;
+  bool into = false;        // the kernel writes this memory (a read or receive)
+  bool fixed = false;       // a registered buffer
+  uint16_t index = 0;       // its buffer index when fixed, else its iovec index
+  uint64_t submit_ns = 0;   // since the window opened
+
+  bool operator==(const HazardRequest&) const = default;
+};
+
+enum class HazardKind { Overlap, BufReg, Unmap };
+
+// One hazard: two in-flight requests whose memory overlaps (Overlap), a request whose
+// registered buffer was unregistered or replaced (BufReg), or whose memory was unmapped
+// or dropped (Unmap).
+struct Hazard {
+  HazardKind kind = HazardKind::Overlap;
+  uint32_t pid = 0;
+  HazardRequest first;                 // the request already in flight
+  std::optional<HazardRequest> second; // Overlap: the request that overlapped it
+  uint64_t addr = 0;                   // Overlap: the shared bytes; Unmap: what went
+  uint64_t len = 0;
+  uint64_t at_ns = 0;                  // since the window opened
+  std::string call;                    // Unmap: "munmap", "madvise(MADV_DONTNEED)"...;
+                                       // BufReg: "IORING_UNREGISTER_BUFFERS"...
+
+  bool operator==(const Hazard&) const = default;
+};
+
+struct HazardInfo {
+  bool checked = false;  // --check was on: zeros then mean "none found"
+  uint64_t overlaps = 0;
+  uint64_t bufreg = 0;
+  uint64_t unmap = 0;
+  std::vector<Hazard> records;  // in the order found, at most kMaxHazardRecords
+
+  bool operator==(const HazardInfo&) const = default;
+};
+inline constexpr std::size_t kMaxHazardRecords = 64;
+
 // An owner's io-wq workers (`iou-wrk-*`), seen running in the window.
 struct ProcessWorkers {
   uint32_t pid = 0;
@@ -247,6 +292,8 @@ struct ToolStats {
   uint64_t zc_ambiguous = 0;       // zero-copy sends whose notification was ambiguous
   uint64_t notif_no_req = 0;       // notification CQEs of untracked sends
   uint64_t latency_torn = 0;       // latency samples discarded (entry rewritten)
+  uint64_t check_drops = 0;        // --check records lost: the check buffer was full
+  uint64_t check_unseen = 0;       // --check: iovecs or memory not checked
 };
 
 struct Snapshot {
@@ -259,6 +306,7 @@ struct Snapshot {
   ToolStats tool;
   LeakInfo leak;
   std::vector<ProcessWorkers> workers;
+  HazardInfo hazards;  // --check
 
   // All rings together; filled by aggregate().
   Counters totals;

@@ -178,6 +178,9 @@ void add_view_options(CLI::App& app, Options& opts, Raw& raw) {
       app.add_option("--trace", raw.trace_path,
                      "Write a per-request timeline (Chrome trace JSON, opens in Perfetto)")
           ->type_name("FILE");
+  app.add_flag("--check", opts.check,
+               "Hazard mode (more overhead): in-flight requests whose memory overlaps, "
+               "registered buffers changed and memory unmapped under a request");
   app.add_flag("--list-ops", opts.list_ops,
                "The io_uring opcode table, marking which ops this kernel has");
   app.add_flag("-v,--verbose", opts.verbose, "Show libbpf and BPF verifier messages");

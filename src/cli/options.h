@@ -32,6 +32,7 @@ struct Options {
   std::optional<double> interval_s;  // -i: live per-interval deltas
   std::optional<ListenAddress> metrics;  // --metrics [ADDR]:PORT, parsed
   std::optional<std::string> trace;  // --trace FILE: per-request timeline
+  bool check = false;                // --check: hazard mode (long form only)
   bool version = false;              // --version
   bool help = false;                 // -h/--help (help_text holds the text)
   std::string help_text;

@@ -15,7 +15,7 @@
 #include "cli/report_output.h"
 #include "cli/snapshot_source.h"
 #include "cli/table_sizes.h"
-#include "cli/waiting_sampler.h"
+#include "cli/window_work.h"
 #include "diff/baseline.h"
 #include "loader/libbpf_log.h"
 #include "loader/load_outcome.h"
@@ -77,6 +77,7 @@ TracerConfig tracer_config(const Options& opts, const Targets& targets, const Ta
   if (const PidNamespace ns = own_pid_namespace(); !ns.initial) config.pidns_inode = ns.inode;
   config.trace = opts.trace.has_value();
   config.follow = opts.follow;
+  config.check = opts.check;
   return config;
 }
 
@@ -88,22 +89,6 @@ KernelInfo attach(Tracer& tracer, const KernelSupport& support, const Targets& t
   LoadOutcome outcome{tracer.load_rejections(), tracer.attach(), {}};
   outcome.enter_detail = tracer.enter_detail();
   return kernel_after_load(kernel_info(support, kernel_release()), outcome);
-}
-
-// Trace records carry the kernel table row of their ring; the report calls it by id. A
-// row given back by a destroyed ring names every ring that held it, in order.
-std::map<uint32_t, std::string> ring_track_names(const Snapshot& snap) {
-  std::map<uint32_t, std::string> names;
-  for (const Ring& ring : snap.rings) {
-    std::string name =
-        ring.source == RingSource::CatchAll
-            ? std::string("other rings")
-            : fmt::format("ring #{} fd={} ({} {})", ring.id, ring.fd >= 0 ? std::to_string(ring.fd) : "?",
-                          ring.comm, ring.pid);
-    std::string& track = names[ring.bpf_row];
-    track = track.empty() ? std::move(name) : track + ", then " + name;
-  }
-  return names;
 }
 
 // What the run feeds while it observes. Declared before anything attaches, so that a
@@ -146,26 +131,9 @@ class LiveView {
 Snapshot observe(const Options& opts, Tracer& tracer, SnapshotSource& source, Outputs& outputs,
                  Targets& targets, const SignalChannel& signals, uint64_t start_ns) {
   LiveView live(human_stream(opts), source, start_ns);
+  WindowWork work(opts, tracer, outputs.trace, start_ns);
   std::vector<PeriodicTask> tasks;
-  // Ten drains a second of at most 100,000 records each: about what the writer turns into
-  // JSON in that time. A faster producer fills the buffer, and its drops are counted.
-  constexpr uint64_t kDrainBudget = 100000;
-  auto& trace = outputs.trace;
-  const auto to_trace = [&](const us_trace_event& e) { trace->add(e); };
-  if (trace) tasks.push_back({0.1, [&] { tracer.drain_trace(to_trace, kDrainBudget); }});
-  // Ten times a second: a program would have to open and close more than 10,000 rings
-  // a second to use up the default 1,024 rows between two reclaims.
-  tasks.push_back({0.1, [&] { tracer.reclaim_rings(); }});
-  // Four times a second (a scan of the in-flight table, 2 MiB by default): the LEAK rule
-  // reads whether the set of long-waiting requests holds steady or keeps growing.
-  const auto leak_age_ns = static_cast<uint64_t>(opts.leak_age_s * 1e9);
-  WaitingSampler waiting;
-  const auto sample_waiting = [&](bool last) {
-    const uint64_t now = monotonic_ns();
-    const uint64_t n = tracer.count_in_flight_since(now - std::min(now, leak_age_ns));
-    last ? waiting.finish(now - start_ns, n) : waiting.offer(now - start_ns, n);
-  };
-  tasks.push_back({0.25, [&] { sample_waiting(false); }});
+  work.schedule(tasks);
   const auto publish = [&] { outputs.publication.publish(source.take(true)); };
   if (outputs.metrics) {
     publish();
@@ -179,21 +147,14 @@ Snapshot observe(const Options& opts, Tracer& tracer, SnapshotSource& source, Ou
   run_window(signals, targets, opts.duration_s, tasks);
 
   tracer.detach();
-  sample_waiting(true);
-  tracer.reclaim_rings();
+  work.after_detach();
   // The last, partial interval, read after detaching like the final report, so the
   // intervals add up to it exactly.
   if (opts.interval_s) live.interval();
   if (opts.follow) source.add_followed(tracer.target_tgids());
   Snapshot snap = source.take(true, true);
-  snap.leak.waiting_samples = waiting.samples();
+  work.complete(snap);
   if (outputs.metrics) outputs.publication.publish(snap);
-  if (trace) {
-    // Everything left, unbounded: the programs are detached, nothing more arrives.
-    tracer.drain_trace(to_trace);
-    trace->set_dropped(snap.tool.trace_drops);
-    trace->finish(monotonic_ns(), ring_track_names(snap));
-  }
   return snap;
 }
 
@@ -256,7 +217,7 @@ int print_version(bool as_json) {
   std::cout << "tier     " << tier_name(support.tier) << "\n";
   std::cout << "features\n";
   for (const auto& f : support.features) {
-    std::cout << fmt::format("  {:<11} {:<4} {}\n", f.name, f.enabled ? "on" : "off", f.detail);
+    std::cout << fmt::format("  {:<13} {:<4} {}\n", f.name, f.enabled ? "on" : "off", f.detail);
   }
   return 0;
 }

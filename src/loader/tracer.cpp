@@ -18,6 +18,7 @@
 #include "util/error.h"
 #include "loader/libbpf_log.h"
 #include "loader/map_copy.h"
+#include "loader/record_buffer.h"
 #include "util/unique_fd.h"
 #include "uringscope_bpf.skel.h"
 
@@ -64,6 +65,8 @@ bool needed_by_this_run(const std::string& program, const TracerConfig& config) 
       return config.trace;
     case FeatureNeed::Follow:
       return config.follow;
+    case FeatureNeed::Check:
+      return config.check;
     case FeatureNeed::EveryRun:
       break;
   }
@@ -82,18 +85,21 @@ void Tracer::SkeletonDeleter::operator()(uringscope_bpf* skel) const {
 
 void Tracer::LinkDeleter::operator()(bpf_link* link) const { bpf_link__destroy(link); }
 
-void Tracer::RingBufferDeleter::operator()(ring_buffer* rb) const { ring_buffer__free(rb); }
 
 Tracer::Tracer(const KernelSupport& support, const TracerConfig& config) : config_(config) {
   const TableSizes& sizes = config.sizes;
   if (!is_power_of_two(sizes.inflight_buckets) || !is_power_of_two(sizes.udata_slots)) {
     throw Error("in-flight and user_data table sizes must be powers of two");
   }
-  if (config.trace && (!is_power_of_two(config.trace_bytes) || config.trace_bytes < 4096)) {
-    throw Error("the trace buffer size must be a power of two of at least 4096 bytes");
+  if ((config.trace && (!is_power_of_two(config.trace_bytes) || config.trace_bytes < 4096)) ||
+      (config.check && (!is_power_of_two(config.check_bytes) || config.check_bytes < 4096))) {
+    throw Error("the trace and check buffer sizes must be powers of two of at least 4096 bytes");
   }
   load(support);
-  if (config.trace) open_trace_buffer();
+  if (config.trace)
+    trace_rb_ = std::make_unique<RecordBuffer>(bpf_map__fd(skel_->maps.trace_rb), sizeof(us_trace_event));
+  if (config.check)
+    check_rb_ = std::make_unique<RecordBuffer>(bpf_map__fd(skel_->maps.check_rb), sizeof(us_check_event));
   if (bpf_program__autoload(skel_->progs.usc_ring_exit)) reclaimer_ = std::make_unique<RingReclaimer>(*skel_);
   inflight_view_ = std::make_unique<MappedArray<us_inflight_bucket>>(skel_->maps.inflight);
   bpf_program* prog;
@@ -148,24 +154,9 @@ std::string Tracer::program_to_leave_out(int err, const KernelSupport& support,
   return rejected;
 }
 
-void Tracer::open_trace_buffer() {
-  trace_rb_.reset(ring_buffer__new(
-      bpf_map__fd(skel_->maps.trace_rb),
-      [](void* self, void* data, size_t size) {
-        auto* tracer = static_cast<Tracer*>(self);
-        if (size >= sizeof(us_trace_event) && tracer->trace_sink_) {
-          (*tracer->trace_sink_)(*static_cast<const us_trace_event*>(data));
-        }
-        // A negative return stops ring_buffer__consume() after this record (already
-        // consumed): the drain's budget is spent, the rest waits for the next one.
-        return --tracer->drain_budget_ > 0 ? 0 : -1;
-      },
-      this, nullptr));
-  if (!trace_rb_) throw Error(fmt::format("cannot read the trace buffer: {}", strerror(errno)));
-}
-
 Tracer::~Tracer() {
   trace_rb_.reset();
+  check_rb_.reset();
   links_.clear();
   skel_.reset();
   // Measured on 6.18: the last programs disappear within ~100 ms of closing their links.
@@ -213,6 +204,7 @@ void Tracer::open_configured(const KernelSupport& support, const std::set<std::s
   set_entries(skel_->maps.free_opstats, sizes.max_opstats);
   set_entries(skel_->maps.targets, (config_.pid_max + 63) / 64);
   if (config_.trace) set_entries(skel_->maps.trace_rb, config_.trace_bytes);
+  if (config_.check) set_entries(skel_->maps.check_rb, config_.check_bytes);
 
   auto* ro = skel_->rodata;
   ro->filter_tgids = config_.filter_tgids;
@@ -223,6 +215,7 @@ void Tracer::open_configured(const KernelSupport& support, const std::set<std::s
   for (int i = 0; i < US_RF__COUNT; ++i) ro->req_bit[i] = support.req_bits[i];
   ro->pidns_ino = config_.pidns_inode;
   ro->trace_on = config_.trace;
+  ro->check_on = config_.check;
   ro->follow_forks = config_.follow;
   ro->ring_exit_fn = support.ring_exit_work;
 }
@@ -312,10 +305,15 @@ void Tracer::detach() { links_.clear(); }
 void Tracer::drain_trace(const std::function<void(const us_trace_event&)>& sink,
                          uint64_t max_records) {
   if (!trace_rb_) return;
-  trace_sink_ = &sink;
-  drain_budget_ = static_cast<int64_t>(std::min<uint64_t>(max_records, INT64_MAX));
-  ring_buffer__consume(trace_rb_.get());
-  trace_sink_ = nullptr;
+  trace_rb_->drain([&](const void* r) { sink(*static_cast<const us_trace_event*>(r)); },
+                   max_records);
+}
+
+void Tracer::drain_check(const std::function<void(const us_check_event&)>& sink,
+                         uint64_t max_records) {
+  if (!check_rb_) return;
+  check_rb_->drain([&](const void* r) { sink(*static_cast<const us_check_event*>(r)); },
+                   max_records);
 }
 
 std::size_t Tracer::reclaim_rings() { return reclaimer_ ? reclaimer_->reclaim(retired_) : 0; }

@@ -13,13 +13,13 @@
 #include <vector>
 
 #include "loader/load_outcome.h"
+#include "loader/record_buffer.h"
 #include "loader/ring_reclaim.h"
 #include "probe/probe.h"
 #include "uringscope/raw_tables.h"
 
 struct uringscope_bpf;
 struct bpf_link;
-struct ring_buffer;
 
 namespace uringscope {
 
@@ -39,6 +39,8 @@ struct TracerConfig {
   bool trace = false;          // --trace: stream per-request records
   uint32_t trace_bytes = US_DEFAULT_TRACE_BYTES;  // ring buffer size, a power of two
   bool follow = false;         // -f: children forked by targets become targets
+  bool check = false;          // --check: stream what requests target (hazard analysis)
+  uint32_t check_bytes = US_DEFAULT_CHECK_BYTES;  // its ring buffer size, a power of two
 };
 
 class Tracer {
@@ -86,6 +88,9 @@ class Tracer {
   // holding the run loop forever (the buffer then fills and drops are counted).
   void drain_trace(const std::function<void(const us_trace_event&)>& sink,
                    uint64_t max_records = UINT64_MAX);
+  // --check: the same for the check records.
+  void drain_check(const std::function<void(const us_check_event&)>& sink,
+                   uint64_t max_records = UINT64_MAX);
 
  private:
   struct SkeletonDeleter {
@@ -95,14 +100,9 @@ class Tracer {
     void operator()(bpf_link* link) const;
   };
 
-  struct RingBufferDeleter {
-    void operator()(ring_buffer* rb) const;
-  };
-
   std::unique_ptr<uringscope_bpf, SkeletonDeleter> skel_;
-  std::unique_ptr<ring_buffer, RingBufferDeleter> trace_rb_;
-  const std::function<void(const us_trace_event&)>* trace_sink_ = nullptr;
-  int64_t drain_budget_ = 0;
+  std::unique_ptr<RecordBuffer> trace_rb_;
+  std::unique_ptr<RecordBuffer> check_rb_;
   std::vector<std::unique_ptr<bpf_link, LinkDeleter>> links_;
   void load(const KernelSupport& support);
   // The program the next load leaves out after failing with `err`; throws when the run
@@ -110,7 +110,6 @@ class Tracer {
   std::string program_to_leave_out(int err, const KernelSupport& support,
                                    const std::set<std::string>& left_out);
   void open_configured(const KernelSupport& support, const std::set<std::string>& left_out);
-  void open_trace_buffer();
   // Returns true when io_uring_enter is covered (or cannot be) without the tracepoint.
   bool attach_enter(std::vector<AttachFailure>& failures);
 

@@ -33,4 +33,9 @@ Choice<bool> choose_fd_walk(const btf* vmlinux);
 Choice<bool> choose_enter(const btf* vmlinux, const ProbeEnvironment& env);
 Choice<bool> choose_ring_exit(const btf* vmlinux, const ProbeEnvironment& env);
 
+// --check's detectors (check_choosers.cpp).
+Choice<bool> choose_check_overlap(const btf* vmlinux);
+Choice<bool> choose_check_unmap(const ProbeEnvironment& env);
+Choice<bool> choose_check_bufreg(const ProbeEnvironment& env);
+
 }  // namespace uringscope

@@ -50,6 +50,28 @@ KernelSupport without_btf() {
   return support;
 }
 
+template <typename Shape>
+void add_feature(KernelSupport& support, FeatureId id, const Choice<Shape>& choice) {
+  support.features.push_back({std::string(feature_name(id)), !choice.program.empty(), choice.detail});
+  if (!choice.program.empty()) support.programs.emplace_back(choice.program);
+}
+
+// The last rows of the table: row reuse, and --check's three detectors.
+void add_ring_exit_and_check(KernelSupport& support, const struct btf* vmlinux,
+                             const ProbeEnvironment& env) {
+  const auto ring_exit = choose_ring_exit(vmlinux, env);
+  add_feature(support, FeatureId::RingExit, ring_exit);
+  if (!ring_exit.program.empty()) support.ring_exit_work = env.ring_exit_work;
+  // A detector without a program of its own: on when its choice says so.
+  const auto check_overlap = choose_check_overlap(vmlinux);
+  support.features.push_back({std::string(feature_name(FeatureId::CheckOverlap)),
+                              check_overlap.shape, check_overlap.detail});
+  const auto check_unmap = choose_check_unmap(env);
+  add_feature(support, FeatureId::CheckUnmap, check_unmap);
+  if (!check_unmap.program.empty()) support.programs.emplace_back("usc_ck_madvise");
+  add_feature(support, FeatureId::CheckBufreg, choose_check_bufreg(env));
+}
+
 }  // namespace
 
 KernelSupport probe_kernel(const struct btf* vmlinux, const ProbeEnvironment& env) {
@@ -75,11 +97,7 @@ KernelSupport probe_kernel(const struct btf* vmlinux, const ProbeEnvironment& en
   support.tier = choose_tier(support);
 
   // The feature rows, in table order, with the programs that serve them.
-  auto add = [&support](FeatureId id, const auto& choice) {
-    support.features.push_back(
-        {std::string(feature_name(id)), !choice.program.empty(), choice.detail});
-    if (!choice.program.empty()) support.programs.emplace_back(choice.program);
-  };
+  auto add = [&support](FeatureId id, const auto& choice) { add_feature(support, id, choice); };
   add(FeatureId::Submit, submit);
   add(FeatureId::Complete, complete);
   add(FeatureId::Punt, punt);
@@ -105,9 +123,7 @@ KernelSupport probe_kernel(const struct btf* vmlinux, const ProbeEnvironment& en
   add(FeatureId::Fork, fork);
   if (!fork.program.empty() && process_exit_traceable(vmlinux))
     support.programs.emplace_back("usc_fork_exit");
-  const auto ring_exit = choose_ring_exit(vmlinux, env);
-  add(FeatureId::RingExit, ring_exit);
-  if (!ring_exit.program.empty()) support.ring_exit_work = env.ring_exit_work;
+  add_ring_exit_and_check(support, vmlinux, env);
   return support;
 }
 

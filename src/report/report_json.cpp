@@ -8,11 +8,13 @@
 #include "uringscope/fields.h"
 #include "uringscope/opcodes.h"
 #include "report/report.h"
+#include "report/hazards_json.h"
 
 namespace uringscope {
 namespace {
 
 using Json = nlohmann::ordered_json;
+
 
 Json target_json(const TargetInfo& target) {
   return Json{{"mode", target_mode_name(target.mode)},
@@ -90,17 +92,20 @@ Json counters_json(const Counters& counters) {
   // run's count in the top-level counters; per ring it is 0, a true count (no ring's
   // records are told apart when the buffer is full). The guard keeps a future real
   // counter of that name from being overwritten once kCounterFields carries it.
-  // The contract's hazard_* counters are deliberately absent: nothing checks for hazards
-  // yet, and a 0 there would read as "checked, none found" (see "hazards" below).
   if (!out.contains("trace_rb_drops")) out["trace_rb_drops"] = uint64_t{0};
   return out;
 }
 
 namespace {
 
+// The run's counters also carry the contract's hazard_* counts (--check), which are not
+// per ring: 0 when the mode was off, and hazards.available says whether it was on.
 Json run_counters_json(const Snapshot& snap) {
   Json out = counters_json(snap.totals);
   out["trace_rb_drops"] = snap.tool.trace_drops;
+  out["hazard_overlaps"] = snap.hazards.overlaps;
+  out["hazard_bufreg"] = snap.hazards.bufreg;
+  out["hazard_unmap"] = snap.hazards.unmap;
   return out;
 }
 
@@ -186,11 +191,11 @@ Json render_json(const Snapshot& snap, const std::vector<Finding>& findings) {
   Json found = Json::array();
   for (const Finding& f : findings) found.push_back(finding_json(f));
 
-  // hazards and end_to_end are in the contract, so the keys are always there, but nothing
-  // measures them yet (no --check, no liburing uprobes): "available": false says "not
-  // measured in this run", where zeros would read as "checked, none found". Their other
-  // keys appear only when available. The leak scan always runs, so leak is always
-  // present and its zeros do mean "none found".
+  // end_to_end is in the contract, so the key is always there, but nothing measures it
+  // yet (no liburing uprobes): "available": false says "not measured in this run", where
+  // zeros would read as "checked, none found". hazards always has its counts, with
+  // "available" saying whether --check was on. The leak scan always runs, so leak is
+  // always present and its zeros do mean "none found".
   const Json not_measured = Json{{"available", false}};
   return Json{{"tool", "uringscope"},
               {"schema", kJsonSchema},
@@ -205,7 +210,7 @@ Json render_json(const Snapshot& snap, const std::vector<Finding>& findings) {
               {"leak", leak_json(snap.leak)},
               {"workers", workers_json(snap.workers)},
               {"tool_stats", tool_stats_json(snap.tool)},
-              {"hazards", not_measured},
+              {"hazards", hazards_json(snap.hazards)},
               {"end_to_end", not_measured},
               {"findings", std::move(found)}};
 }

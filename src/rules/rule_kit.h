@@ -55,5 +55,6 @@ void rule_poll_retry(const Snapshot& snapshot, std::vector<Finding>& out);
 void rule_errors(const Snapshot& snapshot, std::vector<Finding>& out);
 void rule_leak(const Snapshot& snapshot, std::vector<Finding>& out);
 void rule_tool(const Snapshot& snapshot, std::vector<Finding>& out);
+void rule_hazard(const Snapshot& snapshot, std::vector<Finding>& out);
 
 }  // namespace uringscope::rules

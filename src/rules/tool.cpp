@@ -96,6 +96,16 @@ constexpr ToolLossText kLossTexts[] = {
      "(requests without their start or end), while the report's counts are complete.",
      "Trace a shorter window, or fewer processes (-p instead of -a): records are drained "
      "ten times a second into a fixed-size buffer."},
+    {&ToolStats::check_drops,
+     "{} --check records were lost because the check buffer was full: a hazard among those "
+     "requests may be missing, and one whose end record was lost can be reported as "
+     "overlapping a later request.",
+     "Check a shorter window, or fewer processes: records are drained ten times a second "
+     "into a fixed-size buffer."},
+    {&ToolStats::check_unseen,
+     "{} memory ranges were not checked by --check: iovecs of vectored requests beyond "
+     "their first 8, or iovec arrays that could not be read when the request was submitted.",
+     "Hazards in those ranges are not reported; the others are."},
     // Last, and only past a threshold: a few unmatched calls barely move a batch average.
     {&ToolStats::enter_no_ring,
      "{} io_uring_enter() calls could not be matched to a ring: the rings they belong to "

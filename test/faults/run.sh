@@ -99,9 +99,11 @@ score() {  # name mode expect_tag expect_op allowed_extra_warn inject_args check
   fi
   local report=$work/$name.json gtfile=$work/$name.gt problems=()
   if [[ $mode == cmd ]]; then
-    # SCORE_ENV: NAME=VALUE words for uringscope's environment (tables forced tiny).
+    # SCORE_ENV: NAME=VALUE words for uringscope's environment (tables forced tiny);
+    # SCORE_ARGS: more options for it (--check).
     # shellcheck disable=SC2086
-    env ${SCORE_ENV:-} "$uringscope" --json="$report" -- "$inject" $args >"$gtfile" 2>"$work/$name.err"
+    env ${SCORE_ENV:-} "$uringscope" ${SCORE_ARGS:-} --json="$report" -- "$inject" $args \
+      >"$gtfile" 2>"$work/$name.err"
   else
     # -p: the injector sets up, waits for SIGUSR1, runs, then lingers past the window.
     # shellcheck disable=SC2086
@@ -295,6 +297,47 @@ score ring-churn cmd none "" "" "ring-churn 50" \
   "[.rings[] | select(.counters.submissions > 0) | .counters.submissions] | unique == [\$gt[\"churn.nops_per_ring\"]] @@ each ring its own NOPs, nothing merged" \
   "[.rings[] | select(.pid != \$gt[\"pid\"])] | length == 0 @@ no ring of the process beside" \
   ".tool_stats.rings_full == 0 and .tool_stats.opstats_full == 0 @@ no table ran out of rows"
+
+# --check: the hazard scenarios must be found, exactly, and the clean ones stay silent.
+# Each in-flight pair, unmap or unregister is held in flight on an empty pipe, so the
+# hazard is real. POLL-RETRY (INFO) may accompany them; BATCH fires on the one-request-
+# per-submit clean-reuse.
+SCORE_ARGS=--check \
+score hazard-overlap cmd HAZARD READ "" "hazard-overlap 4" \
+  ".hazards.available == true @@ --check on" \
+  ".hazards.overlap == \$gt[\"hazard.overlaps\"] @@ overlaps = ground truth" \
+  ".counters.hazard_overlaps == \$gt[\"hazard.overlaps\"] @@ counters.hazard_overlaps = ground truth" \
+  "[.hazards.records[] | select(.kind == \"overlap\") | .len] | unique == [\$gt[\"hazard.overlap_len\"]] @@ overlap length = ground truth" \
+  ".hazards.unmap == 0 and .hazards.bufreg == 0 @@ nothing else"
+SCORE_ARGS=--check \
+score hazard-vec-overlap cmd HAZARD "" "" "hazard-vec-overlap" \
+  ".hazards.overlap == \$gt[\"hazard.overlaps\"] @@ overlaps = ground truth" \
+  ".hazards.records[0].second.index == \$gt[\"hazard.iovec\"] @@ the overlapping iovec named" \
+  ".hazards.records[0].len == \$gt[\"hazard.overlap_len\"] @@ overlap length = ground truth"
+SCORE_ARGS=--check \
+score hazard-unmap cmd HAZARD-UAF READ "" "hazard-unmap" \
+  ".hazards.unmap == \$gt[\"hazard.unmaps\"] @@ unmaps under a request = ground truth" \
+  ".hazards.records[0].call == \"munmap\" @@ the call named" \
+  ".hazards.records[0].len == \$gt[\"hazard.len\"] @@ bytes under the request = ground truth" \
+  "$OP op(\"READ\").errors == \$gt[\"op.READ.errors\"] @@ the read's -EFAULT counted" \
+  ".hazards.overlap == 0 and .hazards.bufreg == 0 @@ nothing else"
+SCORE_ARGS=--check \
+score hazard-bufreg cmd HAZARD-BUFREG READ_FIXED "" "hazard-bufreg" \
+  ".hazards.bufreg == \$gt[\"hazard.bufreg\"] @@ buffers changed under a request = ground truth" \
+  ".hazards.records[0].first.fixed == true @@ a registered buffer" \
+  ".hazards.records[0].call == \"IORING_UNREGISTER_BUFFERS\" @@ the call named" \
+  ".hazards.overlap == 0 and .hazards.unmap == 0 @@ nothing else"
+SCORE_ARGS=--check \
+score check-clean-reuse cmd none "" BATCH "check-clean-reuse 100" \
+  ".hazards.available == true and .hazards.overlap + .hazards.unmap + .hazards.bufreg == 0 @@ no hazard" \
+  "$OP op(\"READ\").submitted == \$gt[\"op.READ.submitted\"] @@ READ submitted = ground truth"
+SCORE_ARGS=--check \
+score check-clean-unmap cmd none "" "" "check-clean-unmap 20" \
+  ".hazards.available == true and .hazards.overlap + .hazards.unmap + .hazards.bufreg == 0 @@ no hazard (unmapped after the last CQE)"
+SCORE_ARGS=--check \
+score check-clean-split cmd none "" "" "check-clean-split 100" \
+  ".hazards.available == true and .hazards.overlap + .hazards.unmap + .hazards.bufreg == 0 @@ no hazard (adjacent halves)" \
+  "$OP op(\"READ\").completed == \$gt[\"op.READ.completed\"] @@ READ completed = ground truth"
 
 # --- the table ----------------------------------------------------------------------
 

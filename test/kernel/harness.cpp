@@ -190,16 +190,22 @@ std::string KernelTest::file(const std::string& stem) {
 
 std::pair<nlohmann::json, GroundTruth> KernelTest::run_scenario(
     const std::vector<std::string>& inject_args, int expected_status,
-    const std::vector<std::string>& env) {
+    const std::vector<std::string>& env, const std::vector<std::string>& options) {
   const std::string json = file("report.json");
   std::vector<std::string> argv = {"/usr/bin/env"};
   argv.insert(argv.end(), env.begin(), env.end());
-  argv.insert(argv.end(), {kUringscope, "--json=" + json, "--", kInject});
+  argv.push_back(kUringscope);
+  argv.insert(argv.end(), options.begin(), options.end());
+  argv.insert(argv.end(), {"--json=" + json, "--", kInject});
   argv.insert(argv.end(), inject_args.begin(), inject_args.end());
   Result r = run(argv);
   // A different status means the injector's ground truth is not exact: nothing to score.
   EXPECT_EQ(r.status, expected_status) << r.err;
   return {read_json(json), parse_ground_truth(r.out)};
+}
+
+long long num(const nlohmann::json& object, const char* key) {
+  return object.at(key).get<long long>();
 }
 
 const nlohmann::json& ring_of(const nlohmann::json& report, const GroundTruth& gt) {

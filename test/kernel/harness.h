@@ -80,6 +80,8 @@ nlohmann::json read_json(const std::string& path);
 
 // The per-op object for `op` in a JSON "ops" array, or null.
 const nlohmann::json* find_op(const nlohmann::json& ops, const std::string& op);
+// `object[key]` as a number (counts and ids of the JSON report).
+long long num(const nlohmann::json& object, const char* key);
 // Findings with this tag.
 std::vector<nlohmann::json> findings_with_tag(const nlohmann::json& report, const std::string& tag);
 bool has_finding_at_or_above_warn(const nlohmann::json& report);
@@ -100,10 +102,12 @@ class KernelTest : public ::testing::Test {
   void TearDown() override;
   std::string file(const std::string& stem);
   // Runs `inject ARGS` under `uringscope --json` and returns (report, ground truth).
-  // `env`: NAME=VALUE settings for uringscope (e.g. URINGSCOPE_TABLE_SIZES).
+  // `env`: NAME=VALUE settings for uringscope (e.g. URINGSCOPE_TABLE_SIZES); `options`:
+  // more of its options (--check).
   std::pair<nlohmann::json, GroundTruth> run_scenario(const std::vector<std::string>& inject_args,
                                                       int expected_status = 0,
-                                                      const std::vector<std::string>& env = {});
+                                                      const std::vector<std::string>& env = {},
+                                                      const std::vector<std::string>& options = {});
 
  private:
   std::set<unsigned> before_;

@@ -16,11 +16,9 @@ using namespace std::chrono_literals;
 using harness::kInject;
 using harness::kUringscope;
 
-namespace {
+using harness::num;
 
-long long num(const nlohmann::json& object, const char* key) {
-  return object.at(key).get<long long>();
-}
+namespace {
 
 class Leak : public harness::KernelTest {
  protected:

@@ -14,11 +14,9 @@
 using harness::find_op;
 using harness::findings_with_tag;
 
-namespace {
+using harness::num;
 
-long long num(const nlohmann::json& object, const char* key) {
-  return object.at(key).get<long long>();
-}
+namespace {
 
 long long hist_total(const nlohmann::json& op) {
   long long total = 0;

@@ -20,11 +20,9 @@ using harness::kInject;
 using harness::kUringscope;
 using harness::ring_of;
 
-namespace {
+using harness::num;
 
-long long num(const nlohmann::json& object, const char* key) {
-  return object.at(key).get<long long>();
-}
+namespace {
 
 // Requests whose latency was recorded: one sample per request at its final CQE.
 long long latency_samples(const nlohmann::json& op) {

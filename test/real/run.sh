@@ -55,11 +55,26 @@ submitting_enters() {
 # traced NAME COMMAND...: COMMAND under uringscope -f (programs fork their workers) and
 # under strace, which logs every io_uring_enter() and its result to $work/NAME.strace;
 # the report is $work/NAME.json, the program's output $work/NAME.out.
+# TRACED_ARGS: more uringscope options (--check).
 traced() {
   local name=$1
   shift
-  "$uringscope" -f --json="$work/$name.json" -- strace -f -qq -e trace=io_uring_enter \
-    -o "$work/$name.strace" "$@" >"$work/$name.out" 2>&1
+  # shellcheck disable=SC2086
+  "$uringscope" -f ${TRACED_ARGS:-} --json="$work/$name.json" -- strace -f -qq \
+    -e trace=io_uring_enter -o "$work/$name.strace" "$@" >"$work/$name.out" 2>&1
+}
+
+# --check on a program that uses its buffers correctly: no hazard, nothing lost.
+check_no_hazard() {
+  local name=$1 report=$2
+  if jq -e '.hazards.available and .hazards.overlap + .hazards.bufreg + .hazards.unmap == 0 and
+            .tool_stats.check_drops == 0' "$report" >/dev/null 2>&1; then
+    passed=$((passed + 1))
+    printf 'ok   %-10s --check: no hazard, no record lost\n' "$name"
+  else
+    failed=$((failed + 1))
+    printf 'FAIL %-10s --check: %s\n' "$name" "$(jq -c '[.hazards | del(.records), .tool_stats.check_drops]' "$report")"
+  fi
 }
 
 # The program's own count disagreed with itself: the test cannot judge uringscope.
@@ -156,6 +171,17 @@ if command -v fio >/dev/null; then
   else
     # fio lays the file out with plain writes first; only its reads go through io_uring.
     check fio "$work/fio.json" "$truth" "$(batch_explained "$work/fio.strace")"
+  fi
+  # Two jobs (processes) with registered buffers and files, each its own buffers.
+  TRACED_ARGS=--check traced fio-check fio --name=check --filename="$work/fio.dat" --size=32M \
+    --rw=randread --bs=4k --ioengine=io_uring --fixedbufs --registerfiles --numjobs=2 \
+    --iodepth=16 --number_ios=10000 --output-format=json --output="$work/fio-check.result"
+  truth=$(jq '[.jobs[].read.total_ios] | add' "$work/fio-check.result" 2>/dev/null)
+  if [[ -z $truth || $truth == null || $truth -lt 1 ]]; then
+    misbehaved fio-check "it wrote no result"
+  else
+    check fio-check "$work/fio-check.json" "$truth" "$(batch_explained "$work/fio-check.strace")"
+    check_no_hazard fio-check "$work/fio-check.json"
   fi
 else
   skip fio "fio is not installed (Debian package fio)"

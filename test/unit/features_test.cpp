@@ -19,7 +19,8 @@ TEST(FeatureTable, NamesInPrintOrder) {
   EXPECT_EQ(names, (std::vector<std::string>{
                        "submit", "complete", "punt", "create", "overflow", "fd_walk", "enter",
                        "poll_arm", "task_add", "task_work", "local_work", "short_write",
-                       "req_failed", "io_threads", "file_get", "fork", "ring_exit"}));
+                       "req_failed", "io_threads", "file_get", "fork", "ring_exit",
+                       "check_overlap", "check_unmap", "check_bufreg"}));
 }
 
 TEST(FeatureTable, LookupByIdAndName) {
@@ -40,19 +41,23 @@ TEST(FeatureTable, OnlyTheSpineIsRequired) {
   EXPECT_EQ(required, (std::set<std::string>{"submit", "complete"}));
 }
 
-TEST(FeatureTable, OnlyFileGetAndForkWaitForTheirOption) {
+TEST(FeatureTable, OnlyFileGetForkAndCheckWaitForTheirOption) {
+  const std::set<FeatureId> check = {FeatureId::CheckOverlap, FeatureId::CheckUnmap,
+                                     FeatureId::CheckBufreg};
   for (const FeatureSpec& spec : kFeatures) {
     const FeatureNeed expected = spec.id == FeatureId::FileGet ? FeatureNeed::Trace
                                  : spec.id == FeatureId::Fork  ? FeatureNeed::Follow
+                                 : check.count(spec.id)        ? FeatureNeed::Check
                                                                : FeatureNeed::EveryRun;
     EXPECT_EQ(spec.need, expected) << spec.name;
   }
 }
 
+// check_overlap is the exception: its records come from the submit and complete programs.
 TEST(FeatureTable, EveryFeatureSaysWhatIsLostAndHasAProgram) {
   for (const FeatureSpec& spec : kFeatures) {
     EXPECT_FALSE(spec.loss.empty()) << spec.name;
-    EXPECT_FALSE(spec.programs[0].empty()) << spec.name;
+    EXPECT_EQ(spec.programs[0].empty(), spec.id == FeatureId::CheckOverlap) << spec.name;
   }
 }
 
@@ -73,6 +78,8 @@ TEST(FeatureTable, EachProgramServesExactlyOneFeature) {
       {"usc_thread_exit", FeatureId::IoThreads},
       {"usc_file_get", FeatureId::FileGet},     {"usc_fork", FeatureId::Fork},
       {"usc_fork_exit", FeatureId::Fork},       {"usc_ring_exit", FeatureId::RingExit},
+      {"usc_ck_munmap", FeatureId::CheckUnmap}, {"usc_ck_madvise", FeatureId::CheckUnmap},
+      {"usc_ck_register", FeatureId::CheckBufreg},
   };
   std::size_t listed = 0;
   for (const FeatureSpec& spec : kFeatures) {

@@ -36,7 +36,7 @@ struct KernelCase {
 // On 5.15-5.19 the 6.0+ events are missing or in an older shape.
 const Flags kFlags5x = {true, true, true, true, true, true, true,     //
                         true, false, false, false, false, false, true,  //
-                        false, true, true};
+                        false, true, true, true, true, true};
 Flags without_overflow(Flags flags) {
   flags[4] = false;
   return flags;
@@ -53,7 +53,8 @@ const std::vector<KernelCase> kKernels = {
      PuntShape::Req2, true, true, true, true, Tier::Full,
      {"usc_sub_req", "usc_cqe", "usc_punt", "usc_create", "usc_cqe_ovf", "usc_ring_fds",
       "usc_enter", "usc_poll_arm", "usc_task_add", "usc_tw_run", "usc_local_tw",
-      "usc_short_write", "usc_req_failed", "usc_sched", "usc_file_get", "usc_fork", "usc_ring_exit"},
+      "usc_short_write", "usc_req_failed", "usc_sched", "usc_file_get", "usc_fork", "usc_ring_exit", "usc_ck_munmap", "usc_ck_madvise",
+                     "usc_ck_register"},
      Flags(kFeatureCount, true), bits(4, 6, 30),
      {{"submit", "io_uring_submit_req(req), 6.4+ shape"},
       {"poll_arm", "io_uring_poll_arm(req, mask, events), 6.0+ shape"},
@@ -72,7 +73,8 @@ const std::vector<KernelCase> kKernels = {
      PuntShape::Req2, true, true, true, true, Tier::Full,
      {"usc_sub_req", "usc_cqe_req", "usc_punt", "usc_create", "usc_cqe_ovf", "usc_ring_fds",
       "usc_enter", "usc_poll_arm", "usc_task_add", "usc_tw_run", "usc_local_tw",
-      "usc_short_write", "usc_req_failed", "usc_sched", "usc_file_get", "usc_fork", "usc_ring_exit"},
+      "usc_short_write", "usc_req_failed", "usc_sched", "usc_file_get", "usc_fork", "usc_ring_exit", "usc_ck_munmap", "usc_ck_madvise",
+                     "usc_ck_register"},
      Flags(kFeatureCount, true), bits(4, 6, 29), {},
      {{"complete", "5.19-6.12"},
       {"task_work", "6.9+"},
@@ -83,7 +85,8 @@ const std::vector<KernelCase> kKernels = {
      PuntShape::Req2, true, true, true, true, Tier::Full,
      {"usc_sub_sqe", "usc_cqe_req", "usc_punt", "usc_create", "usc_cqe_ovf", "usc_ring_fds",
       "usc_enter", "usc_poll_arm", "usc_task_add", "usc_tw_run", "usc_local_tw",
-      "usc_short_write", "usc_req_failed", "usc_sched", "usc_file_get", "usc_fork", "usc_ring_exit"},
+      "usc_short_write", "usc_req_failed", "usc_sched", "usc_file_get", "usc_fork", "usc_ring_exit", "usc_ck_munmap", "usc_ck_madvise",
+                     "usc_ck_register"},
      Flags(kFeatureCount, true), bits(4, 6, 31),
      // 6.0-6.8 still pass `loops`: the same program, the other shape. 6.0 is where
      // file_get became (req, fd).
@@ -94,7 +97,8 @@ const std::vector<KernelCase> kKernels = {
     {"Linux519", [] { return kernel_5_19(); }, SubmitShape::SubmitSqe518, CompleteShape::Req7,
      PuntShape::Legacy7, true, true, true, true, Tier::Full,
      {"usc_sub_sqe_old", "usc_cqe_req", "usc_punt_518", "usc_create", "usc_cqe_ovf",
-      "usc_ring_fds", "usc_enter", "usc_poll_arm_old", "usc_sched", "usc_fork", "usc_ring_exit"},
+      "usc_ring_fds", "usc_enter", "usc_poll_arm_old", "usc_sched", "usc_fork", "usc_ring_exit", "usc_ck_munmap", "usc_ck_madvise",
+                     "usc_ck_register"},
      kFlags5x, bits(4, 6, 29),
      {{"poll_arm", "io_uring_poll_arm(ctx, req, ...), 5.15-5.19 shape"},
       {"task_add",
@@ -118,7 +122,8 @@ const std::vector<KernelCase> kKernels = {
     {"Linux518", [] { return kernel_5_18(); }, SubmitShape::SubmitSqe518, CompleteShape::Req5,
      PuntShape::Legacy7, true, false, true, true, Tier::Full,
      {"usc_sub_sqe_old", "usc_cqe_req", "usc_punt_518", "usc_create", "usc_ring_fds",
-      "usc_enter", "usc_poll_arm_old", "usc_sched", "usc_fork", "usc_ring_exit"},
+      "usc_enter", "usc_poll_arm_old", "usc_sched", "usc_fork", "usc_ring_exit", "usc_ck_munmap", "usc_ck_madvise",
+                     "usc_ck_register"},
      without_overflow(kFlags5x), bits(4, 6, -1),
      {{"overflow",
        "no io_uring_cqe_overflow tracepoint (added in 5.19): overflowed CQEs are not counted"},
@@ -131,7 +136,8 @@ const std::vector<KernelCase> kKernels = {
     {"Linux515", [] { return kernel_5_15(); }, SubmitShape::SubmitSqe515,
      CompleteShape::Legacy4, PuntShape::Legacy5, true, false, true, true, Tier::Legacy,
      {"usc_sub_sqe_old", "usc_cqe_old", "usc_punt_515", "usc_create", "usc_ring_fds",
-      "usc_enter", "usc_poll_arm_old", "usc_sched", "usc_fork", "usc_ring_exit"},
+      "usc_enter", "usc_poll_arm_old", "usc_sched", "usc_fork", "usc_ring_exit", "usc_ck_munmap", "usc_ck_madvise",
+                     "usc_ck_register"},
      without_overflow(kFlags5x), bits(4, -1, 23),
      // req_failed came in 5.16: absent, not unrecognised. file_get is (void *ctx, int fd):
      // the 6.0+ count, but a ctx where the request would be.
@@ -203,7 +209,8 @@ TEST(ProbeKernel, SharedListsAreThe618Answer) {
   EXPECT_EQ(feature_names(s),
             (Strings{"submit", "complete", "punt", "create", "overflow", "fd_walk", "enter",
                      "poll_arm", "task_add", "task_work", "local_work", "short_write",
-                     "req_failed", "io_threads", "file_get", "fork", "ring_exit"}));
+                     "req_failed", "io_threads", "file_get", "fork", "ring_exit",
+                     "check_overlap", "check_unmap", "check_bufreg"}));
 }
 
 }  // namespace

@@ -123,8 +123,10 @@ TEST(ProbeKernel, SyscallTracepointsToggleEnter) {
   EXPECT_FALSE(feature(without, "enter").enabled);
   EXPECT_TRUE(contains(feature(without, "enter").detail, "sys_enter_io_uring_enter"));
   EXPECT_TRUE(contains(feature(without, "enter").detail, "not counted"));
-  EXPECT_EQ(without.programs, minus(kPrograms618, {"usc_enter"}));
-  EXPECT_EQ(feature_flags(without), all_on_but({"enter"}));
+  // --check's syscall detectors go with them.
+  EXPECT_EQ(without.programs,
+            minus(kPrograms618, {"usc_enter", "usc_ck_munmap", "usc_ck_madvise", "usc_ck_register"}));
+  EXPECT_EQ(feature_flags(without), all_on_but({"enter", "check_unmap", "check_bufreg"}));
   // enter is not part of the tier decision.
   EXPECT_EQ(without.tier, Tier::Full);
 }

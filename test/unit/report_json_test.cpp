@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "report/hazards_json.h"
 #include "report/report.h"
 #include "uringscope/fields.h"
 #include "support/fixtures.h"
@@ -48,10 +49,11 @@ TEST_F(ReportJson, TopLevelKeysAndIdentity) {
                                                "kernel", "target", "counters", "ops", "rings",
                                                "leak", "workers", "tool_stats", "hazards",
                                                "end_to_end", "findings"}));
-  // In the contract but not measured yet: the keys are there so consumers can rely on
-  // them, and say "not measured" instead of carrying zeros that would read as "checked,
-  // clean". (leak is measured: the leak scan always runs.)
-  EXPECT_EQ(j.at("hazards"), (Json{{"available", false}}));
+  // In the contract but not measured yet: the key is there so consumers can rely on it,
+  // and says "not measured" instead of carrying zeros that would read as "checked, clean".
+  // hazards has its counts always; "available" says whether --check was on.
+  EXPECT_EQ(j.at("hazards"), (Json{{"available", false}, {"overlap", 0}, {"bufreg", 0},
+                                   {"unmap", 0}, {"records", Json::array()}}));
   EXPECT_EQ(j.at("end_to_end"), (Json{{"available", false}}));
 
   EXPECT_EQ(j.at("tool"), "uringscope");
@@ -85,6 +87,8 @@ TEST_F(ReportJson, CountersAreEveryFieldAsIntegers) {
   std::set<std::string> names;
   for (const CounterField& f : kCounterFields) names.insert(std::string(f.name));
   names.insert("trace_rb_drops");  // the contract's; 0 until --trace exists
+  for (const char* hazard : {"hazard_overlaps", "hazard_bufreg", "hazard_unmap"})
+    names.insert(hazard);  // the contract's, run-wide only (--check)
   const Json& c = j.at("counters");
   EXPECT_EQ(keys_of(c), names);
   for (const auto& [key, value] : c.items()) EXPECT_TRUE(value.is_number_unsigned()) << key;
@@ -173,7 +177,7 @@ TEST_F(ReportJson, Rings) {
                                   "sq_tid"};  // added within schema 2
   for (const Json& r : rings) {
     EXPECT_EQ(keys_of(r), ring_keys);
-    EXPECT_EQ(keys_of(r.at("counters")), keys_of(j.at("counters")));
+    EXPECT_EQ(keys_of(r.at("counters")), keys_of(counters_json(Counters{})));
     EXPECT_TRUE(r.at("avg_batch").is_number_float());
   }
 
@@ -224,7 +228,9 @@ TEST_F(ReportJson, ToolStats) {
                                       {"udata_evicted", 0},
                                       {"zc_ambiguous", 0},
                                       {"notif_no_req", 0},
-                                      {"latency_torn", 0}}));
+                                      {"latency_torn", 0},
+                                      {"check_drops", 0},
+                                      {"check_unseen", 0}}));
   snap.tool.errno_full = 4;
   snap.tool.threads_full = 1;
   snap.tool.trace_drops = 7;
@@ -486,7 +492,8 @@ TEST(ReportJsonEmpty, EmptySnapshotKeepsTheShape) {
   EXPECT_EQ(j.at("kernel").at("features"), Json::object());
   EXPECT_EQ(j.at("target").at("mode"), "command");
   EXPECT_EQ(j.at("target").at("command"), (Json{"./myapp", "-x"}));
-  EXPECT_EQ(j.at("counters").size(), kCounterFields.size() + 1);  // + trace_rb_drops
+  // + trace_rb_drops and the three hazard counts
+  EXPECT_EQ(j.at("counters").size(), kCounterFields.size() + 4);
   // The leak scan always runs: zeros here mean "none found", so the object is there.
   EXPECT_EQ(j.at("leak"), (Json{{"threshold_ns", 0},
                                 {"suspected", 0},
@@ -511,19 +518,24 @@ TEST_F(ReportJson, HazardsAndEndToEndSayNotMeasured) {
   EXPECT_TRUE(j.at("hazards").at("available").is_boolean());
   EXPECT_TRUE(j.at("end_to_end").at("available").is_boolean());
 
-  // While nothing checks for hazards, no counter may claim a hazard count; trace drops
-  // are a true 0 (no per-event records without --trace), on every counters object.
+  // Hazard counts are run-wide: in the top-level counters (0 without --check), in no
+  // ring's; trace drops are a true 0 (no per-event records without --trace), on every
+  // counters object.
+  for (const char* hazard : {"hazard_overlaps", "hazard_bufreg", "hazard_unmap"}) {
+    EXPECT_EQ(j.at("counters").at(hazard).get<uint64_t>(), 0u) << hazard;
+    for (const Json& r : j.at("rings")) EXPECT_FALSE(r.at("counters").contains(hazard)) << hazard;
+  }
   std::vector<const Json*> all{&j.at("counters")};
   for (const Json& r : j.at("rings")) all.push_back(&r.at("counters"));
   for (const Json* c : all) {
-    for (const char* absent : {"hazard_overlaps", "hazard_bufreg", "hazard_unmap"})
-      EXPECT_FALSE(c->contains(absent)) << absent;
     ASSERT_TRUE(c->contains("trace_rb_drops"));
     EXPECT_TRUE(c->at("trace_rb_drops").is_number_unsigned());
     EXPECT_EQ(c->at("trace_rb_drops").get<uint64_t>(), 0u);
   }
-  // The per-ring counters piece has the same shape as the report's.
-  EXPECT_EQ(keys_of(counters_json(Counters{})), keys_of(j.at("counters")));
+  // The per-ring counters piece is the report's without the run-wide hazard counts.
+  std::set<std::string> run_keys = keys_of(j.at("counters"));
+  for (const char* hazard : {"hazard_overlaps", "hazard_bufreg", "hazard_unmap"}) run_keys.erase(hazard);
+  EXPECT_EQ(keys_of(counters_json(Counters{})), run_keys);
 }
 
 // --- stable key names
@@ -572,6 +584,7 @@ const std::set<std::string> kKeyPaths = {
     "counters.sqpoll_offcpu_ns", "counters.sqpoll_sleeps", "counters.sqpoll_preempts",
     "counters.sqpoll_wakeups", "counters.workers_distinct", "counters.cancelled_at_exit",
     "counters.leaks_suspected", "counters.leaks_pending", "counters.trace_rb_drops",
+    "counters.hazard_overlaps", "counters.hazard_bufreg", "counters.hazard_unmap",
     "ops", "ops[]", "ops[].op", "ops[].opcode", "ops[].submitted", "ops[].completed",
     "ops[].untracked", "ops[].punted", "ops[].punt_pct", "ops[].punt_reasons",
     "ops[].punt_reasons.forced", "ops[].punt_reasons.hashed",
@@ -624,8 +637,10 @@ const std::set<std::string> kKeyPaths = {
     "tool_stats.op_out_of_range", "tool_stats.enter_no_ring", "tool_stats.overflow_no_req",
     "tool_stats.errno_full", "tool_stats.threads_full", "tool_stats.trace_drops",
     "tool_stats.udata_ambiguous", "tool_stats.udata_evicted", "tool_stats.zc_ambiguous",
-    "tool_stats.notif_no_req", "tool_stats.latency_torn",
-    "hazards", "hazards.available",
+    "tool_stats.notif_no_req", "tool_stats.latency_torn", "tool_stats.check_drops",
+    "tool_stats.check_unseen",
+    "hazards", "hazards.available", "hazards.overlap", "hazards.bufreg", "hazards.unmap",
+    "hazards.records",
     "end_to_end", "end_to_end.available",
     "findings", "findings[]", "findings[].tag", "findings[].severity", "findings[].ring",
     "findings[].op", "findings[].opcode", "findings[].message", "findings[].suggestion",
@@ -677,11 +692,12 @@ TEST(ReportJsonKeys, DocsNameEveryKey) {
 }
 
 TEST(ReportJsonKeys, PerRingAndTotalCountersAndOpsShareKeys) {
-  // Counters and ops have one shape at the top level and per ring; the walk above lists
-  // both, this pins that they are the same list.
+  // Counters and ops have one shape at the top level and per ring, but for the run-wide
+  // hazard counts (--check); the walk above lists both, this pins that they are the same.
   std::set<std::string> top;
   std::set<std::string> ring;
   for (const std::string& p : kKeyPaths) {
+    if (p.rfind("counters.hazard_", 0) == 0) continue;
     for (const std::string prefix : {"counters.", "ops[]."})
       if (p.rfind(prefix, 0) == 0) top.insert(p);
     for (const std::string prefix : {"rings[].counters.", "rings[].ops[]."})
@@ -734,3 +750,44 @@ TEST_F(ReportJson, RoundTripThroughPlainJsonIsExact) {
 
 }  // namespace
 }  // namespace uringscope::report_test
+
+namespace uringscope {
+namespace {
+
+// --check's records: every key the docs name, both requests of an overlap.
+TEST(HazardsJson, RecordsCarryBothRequestsAndTheRange) {
+  HazardInfo info;
+  info.checked = true;
+  info.overlaps = 1;
+  HazardRequest a{.ring = 0, .opcode = 22, .user_data = 1, .addr = 0x1000, .len = 4096,
+                  .into = true, .fixed = false, .index = 0, .submit_ns = 10};
+  HazardRequest b = a;
+  b.user_data = 2;
+  b.addr = 0x1800;
+  b.submit_ns = 15;
+  info.records.push_back({.kind = HazardKind::Overlap, .pid = 7, .first = a, .second = b,
+                          .addr = 0x1800, .len = 2048, .at_ns = 15, .call = {}});
+  info.records.push_back({.kind = HazardKind::Unmap, .pid = 7, .first = a, .second = std::nullopt,
+                          .addr = 0x1000, .len = 4096, .at_ns = 30, .call = "munmap"});
+  const auto j = hazards_json(info);
+  EXPECT_EQ(j.at("available"), true);
+  EXPECT_EQ(j.at("overlap"), 1);
+  ASSERT_EQ(j.at("records").size(), 2u);
+  const auto& overlap = j.at("records")[0];
+  EXPECT_EQ(overlap.at("kind"), "overlap");
+  EXPECT_EQ(overlap.at("second").at("user_data"), 2);
+  EXPECT_EQ(overlap.at("first").at("op"), "READ");
+  EXPECT_EQ(overlap.at("first").at("user_data_hex"), "0x1");
+  EXPECT_EQ(overlap.at("len"), 2048);
+  EXPECT_TRUE(overlap.at("call").is_null());
+  const auto& unmap = j.at("records")[1];
+  EXPECT_TRUE(unmap.at("second").is_null());
+  EXPECT_EQ(unmap.at("call"), "munmap");
+  std::set<std::string> keys;
+  for (const auto& [k, v] : overlap.items()) keys.insert(k);
+  EXPECT_EQ(keys, (std::set<std::string>{"kind", "pid", "first", "second", "addr", "len", "at_ns",
+                                         "call"}));
+}
+
+}  // namespace
+}  // namespace uringscope

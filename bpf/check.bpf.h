@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-3-Clause) */
+/*
+ * --check, the request side: at submit, the user memory a request targets; at its end,
+ * that it no longer does (us_check_event in uringscope.h). Every caller tests check_on
+ * first, a .rodata constant, so without --check the verifier removes the calls (and the
+ * CO-RE reads of io_rw and io_sr_msg with them).
+ *
+ * The memory comes from the request's command area (io_kiocb starts with it in every
+ * version: 5.15's union with struct io_rw, 6.0+'s struct io_cmd_data), which prep has
+ * filled by the time the submit tracepoint fires:
+ *   READ, WRITE, READ_FIXED, WRITE_FIXED   io_rw.addr, io_rw.len (a registered buffer's
+ *                                          SQE address is the user address inside it)
+ *   READV, WRITEV                          io_rw.addr is the iovec array, io_rw.len its
+ *                                          length: each iovec is read from user memory
+ *   SEND, RECV                             io_sr_msg.buf, io_sr_msg.len
+ * Requests that pick a provided buffer at issue (IOSQE_BUFFER_SELECT) target nothing
+ * known at submit; CQE_SKIP_SUCCESS requests post no end; both are left out.
+ */
+#ifndef URINGSCOPE_CHECK_BPF_H
+#define URINGSCOPE_CHECK_BPF_H
+
+#include "tables.bpf.h"
+
+#define US_OP_READV 1
+#define US_OP_WRITEV 2
+#define US_OP_READ_FIXED 4
+#define US_OP_WRITE_FIXED 5
+#define US_OP_READ 22
+#define US_OP_WRITE 23
+#define US_OP_SEND 26
+#define US_OP_RECV 27
+#define US_REQ_F_BUFFER_SELECT_BIT 5 /* = IOSQE_BUFFER_SELECT_BIT in every version */
+
+struct io_rw___us {
+	__u64 addr;
+	__u32 len; /* u64 in 5.15: its low half, little-endian */
+} __attribute__((preserve_access_index));
+
+struct io_sr_msg___us {
+	void *buf; /* in an anonymous union with the msghdr pointers */
+	int len;   /* size_t in 5.15: its low half */
+} __attribute__((preserve_access_index));
+
+struct us_check_range {
+	__u64 req;
+	__u64 user_data;
+	__u32 ring;
+	__u8 opcode;
+	__u8 flags;
+	__u16 index;
+};
+
+static __always_inline void check_emit(const struct us_check_range *r, __u16 kind, __u64 addr,
+				       __u64 len, __u16 index)
+{
+	struct us_check_event *e = bpf_ringbuf_reserve(&check_rb, sizeof(*e), 0);
+
+	if (!e) {
+		tool_count(US_TOOL_CHECK_DROPS);
+		return;
+	}
+	__builtin_memset(e, 0, sizeof(*e));
+	e->ts = bpf_ktime_get_ns();
+	e->req = r->req;
+	e->user_data = r->user_data;
+	e->addr = addr;
+	e->len = len;
+	e->ring = r->ring;
+	e->tgid = current_tgid();
+	e->kind = kind;
+	e->opcode = r->opcode;
+	e->flags = r->flags;
+	e->index = index;
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+}
+
+static __always_inline bool check_writes_memory(__u8 opcode)
+{
+	return opcode == US_OP_READ || opcode == US_OP_READV || opcode == US_OP_READ_FIXED ||
+	       opcode == US_OP_RECV;
+}
+
+static __always_inline bool check_targets_memory(__u8 opcode)
+{
+	return check_writes_memory(opcode) || opcode == US_OP_WRITE || opcode == US_OP_WRITEV ||
+	       opcode == US_OP_WRITE_FIXED || opcode == US_OP_SEND;
+}
+
+/* READV/WRITEV: one RANGE per iovec, the first US_CHECK_MAX_IOVECS of them. */
+static __always_inline void check_iovecs(struct us_check_range *r, __u64 iov_addr, __u32 nr)
+{
+	struct iovec iov;
+
+	if (nr > US_CHECK_MAX_IOVECS)
+		tool_count(US_TOOL_CHECK_UNSEEN);
+	for (__u32 i = 0; i < US_CHECK_MAX_IOVECS && i < nr; i++) {
+		if (bpf_probe_read_user(&iov, sizeof(iov), (void *)(iov_addr + i * sizeof(iov)))) {
+			tool_count(US_TOOL_CHECK_UNSEEN);
+			return;
+		}
+		if (iov.iov_len)
+			check_emit(r, US_CK_RANGE, (__u64)iov.iov_base, iov.iov_len, (__u16)i);
+	}
+}
+
+static __always_inline void check_submit(struct io_kiocb *req, __u64 req_addr, __u32 ring,
+					 __u8 opcode, __u64 user_data, __u64 flags)
+{
+	struct us_check_range r = { .req = req_addr, .user_data = user_data, .ring = ring,
+				    .opcode = opcode };
+	struct io_rw___us *rw = (void *)req;
+	struct io_sr_msg___us *sr = (void *)req;
+	__u64 addr;
+	__u32 len;
+
+	if (!check_targets_memory(opcode) || (flags >> US_REQ_F_BUFFER_SELECT_BIT) & 1 ||
+	    req_has_flag(flags, US_RF_CQE_SKIP))
+		return;
+	if (check_writes_memory(opcode))
+		r.flags |= US_CKF_INTO;
+	switch (opcode) {
+	case US_OP_READ_FIXED:
+	case US_OP_WRITE_FIXED:
+		r.flags |= US_CKF_FIXED;
+		r.index = BPF_CORE_READ(req, buf_index);
+		/* fall through */
+	case US_OP_READ:
+	case US_OP_WRITE:
+		if (!bpf_core_type_exists(struct io_rw___us))
+			return;
+		addr = BPF_CORE_READ(rw, addr);
+		len = BPF_CORE_READ(rw, len);
+		if (len)
+			check_emit(&r, US_CK_RANGE, addr, len, r.index);
+		return;
+	case US_OP_READV:
+	case US_OP_WRITEV:
+		if (!bpf_core_type_exists(struct io_rw___us))
+			return;
+		check_iovecs(&r, BPF_CORE_READ(rw, addr), BPF_CORE_READ(rw, len));
+		return;
+	case US_OP_SEND:
+	case US_OP_RECV:
+		if (!bpf_core_type_exists(struct io_sr_msg___us))
+			return;
+		addr = (__u64)BPF_CORE_READ(sr, buf);
+		len = (__u32)BPF_CORE_READ(sr, len);
+		if (len)
+			check_emit(&r, US_CK_RANGE, addr, len, 0);
+		return;
+	}
+}
+
+/* The request's final CQE, or its cancellation: it no longer targets its memory. Only
+ * for the ops that can have a RANGE, so a NOP storm costs the buffer nothing. */
+static __always_inline void check_end(__u64 req_addr, __u32 ring, __u8 opcode)
+{
+	struct us_check_range r = { .req = req_addr, .ring = ring, .opcode = opcode };
+
+	if (check_targets_memory(opcode))
+		check_emit(&r, US_CK_END, 0, 0, 0);
+}
+
+#endif /* URINGSCOPE_CHECK_BPF_H */

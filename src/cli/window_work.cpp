@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: MIT
+#include "cli/window_work.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+
+#include "cli/snapshot_source.h"
+
+namespace uringscope {
+namespace {
+
+// Ten drains a second of at most 100,000 records each: about what the trace writer
+// turns into JSON in that time. A faster producer fills the buffer, and its drops are
+// counted.
+constexpr uint64_t kDrainBudget = 100000;
+
+// Trace records carry the kernel table row of their ring; the report calls it by id. A
+// row given back by a destroyed ring names every ring that held it, in order.
+std::map<uint32_t, std::string> ring_track_names(const Snapshot& snap) {
+  std::map<uint32_t, std::string> names;
+  for (const Ring& ring : snap.rings) {
+    std::string name =
+        ring.source == RingSource::CatchAll
+            ? std::string("other rings")
+            : fmt::format("ring #{} fd={} ({} {})", ring.id, ring.fd >= 0 ? std::to_string(ring.fd) : "?",
+                          ring.comm, ring.pid);
+    std::string& track = names[ring.bpf_row];
+    track = track.empty() ? std::move(name) : track + ", then " + name;
+  }
+  return names;
+}
+
+}  // namespace
+
+WindowWork::WindowWork(const Options& opts, Tracer& tracer, std::optional<TraceWriter>& trace,
+                       uint64_t start_ns)
+    : tracer_(tracer), trace_(trace), start_ns_(start_ns),
+      leak_age_ns_(static_cast<uint64_t>(opts.leak_age_s * 1e9)) {
+  if (opts.check) hazards_.emplace(start_ns);
+}
+
+void WindowWork::sample_waiting(bool last) {
+  const uint64_t now = monotonic_ns();
+  const uint64_t n = tracer_.count_in_flight_since(now - std::min(now, leak_age_ns_));
+  last ? waiting_.finish(now - start_ns_, n) : waiting_.offer(now - start_ns_, n);
+}
+
+void WindowWork::schedule(std::vector<PeriodicTask>& tasks) {
+  if (trace_) {
+    tasks.push_back({0.1, [this] {
+                       tracer_.drain_trace([this](const us_trace_event& e) { trace_->add(e); },
+                                           kDrainBudget);
+                     }});
+  }
+  if (hazards_) {
+    tasks.push_back({0.1, [this] {
+                       tracer_.drain_check([this](const us_check_event& e) { hazards_->add(e); },
+                                           kDrainBudget);
+                     }});
+  }
+  // Ten times a second: a program would have to open and close more than 10,000 rings
+  // a second to use up the default 1,024 rows between two reclaims.
+  tasks.push_back({0.1, [this] { tracer_.reclaim_rings(); }});
+  // Four times a second (a scan of the in-flight table, 2 MiB by default): the LEAK rule
+  // reads whether the set of long-waiting requests holds steady or keeps growing.
+  tasks.push_back({0.25, [this] { sample_waiting(false); }});
+}
+
+void WindowWork::after_detach() {
+  sample_waiting(true);
+  tracer_.reclaim_rings();
+  // Everything left, unbounded: the programs are detached, nothing more arrives.
+  if (hazards_) tracer_.drain_check([this](const us_check_event& e) { hazards_->add(e); });
+  if (trace_) tracer_.drain_trace([this](const us_trace_event& e) { trace_->add(e); });
+}
+
+void WindowWork::complete(Snapshot& snap) {
+  snap.leak.waiting_samples = waiting_.samples();
+  if (hazards_) {
+    snap.hazards = hazards_->result(snap.rings);
+    snap.hazards.checked = true;
+  }
+  if (trace_) {
+    trace_->set_dropped(snap.tool.trace_drops);
+    trace_->finish(monotonic_ns(), ring_track_names(snap));
+  }
+}
+
+}  // namespace uringscope

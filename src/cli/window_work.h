@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: MIT
+// The work a run does on timers while it observes, beside its outputs: rows of destroyed
+// rings given back, the set of long-waiting requests sampled, --trace and --check records
+// drained; and what each leaves in the final snapshot.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "check/hazard_analyzer.h"
+#include "cli/options.h"
+#include "cli/waiting_sampler.h"
+#include "loader/tracer.h"
+#include "os/window.h"
+#include "trace/trace_writer.h"
+
+namespace uringscope {
+
+class WindowWork {
+ public:
+  // `trace` is the run's --trace writer, when there is one; it must outlive this.
+  WindowWork(const Options& opts, Tracer& tracer, std::optional<TraceWriter>& trace,
+             uint64_t start_ns);
+  void schedule(std::vector<PeriodicTask>& tasks);
+  // Right after detaching: the last sample and reclaim, every record left.
+  void after_detach();
+  // The final snapshot gets the waiting series and the hazards; --trace is finished.
+  void complete(Snapshot& snap);
+
+ private:
+  void sample_waiting(bool last);
+
+  Tracer& tracer_;
+  std::optional<TraceWriter>& trace_;
+  uint64_t start_ns_;
+  uint64_t leak_age_ns_;
+  WaitingSampler waiting_;
+  std::optional<HazardAnalyzer> hazards_;
+};
+
+}  // namespace uringscope
