@@ -72,7 +72,9 @@ int BPF_PROG(usc_sched, bool preempt, struct task_struct *prev, struct task_stru
 		if (t) {
 			if (t->kind == US_THREAD_SQPOLL)
 				sqpoll_in(t, now);
-		} else if (is_worker_comm(next)) {
+		} else if (is_worker_comm(next) && !(next->flags & US_PF_EXITING)) {
+			/* Not a thread on its way out: one that runs again after its
+			 * sched_process_exit (6.1 does) would come back for good. */
 			__u32 tgid = task_tgid(next);
 
 			if (is_target_tgid(tgid))
@@ -82,12 +84,20 @@ int BPF_PROG(usc_sched, bool preempt, struct task_struct *prev, struct task_stru
 	return 0;
 }
 
+/* By its name, not PF_IO_WORKER: io-wq clears that flag in io_worker_exit() before the
+ * thread exits (Debian 6.1 shows a worker's flags at sched_process_exit without it). */
+static __always_inline bool is_io_thread_comm(const struct task_struct *task)
+{
+	return task->comm[0] == 'i' && task->comm[1] == 'o' && task->comm[2] == 'u' &&
+	       task->comm[3] == '-';
+}
+
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(usc_thread_exit, struct task_struct *task)
 {
 	__u32 tid;
 
-	if (!(task->flags & US_PF_IO_WORKER))
+	if (!is_io_thread_comm(task))
 		return 0;
 	tid = task->pid;
 	bpf_map_delete_elem(&threads, &tid);

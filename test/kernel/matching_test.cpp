@@ -157,7 +157,8 @@ namespace {
 // Three processes one after the other under -f, each with 8 FIFO opens blocked in their
 // own io-wq workers (io-wq starts a few more: 10-16 seen per process here), and room for
 // 20 threads: each process's workers leave the table when they exit, so the next one's
-// fit, and every worker is counted.
+// fit, and every worker is counted. (On 6.1 io-wq clears PF_IO_WORKER before a worker
+// exits: the exit program knows io threads by name.)
 TEST_F(Matching, ThreadsLeaveTheTableWhenTheyExit) {
   const std::string json = file("report.json");
   const std::string storm = harness::kInject + " worker-storm 8";
