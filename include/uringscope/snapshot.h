@@ -222,6 +222,8 @@ struct Ring {
   uint32_t sq_tid = 0;         // SQPOLL thread, 0 when none seen
   uint32_t bpf_row = 0;        // the ring's row in the kernel tables (trace records carry it)
   uint64_t first_ns = 0;       // bpf_ktime_get_ns() when first seen: orders the ids
+  uint64_t observed_ns = 0;    // how long it existed inside the window (0: unknown, read
+                               // the window's length): a share of time is a share of this
   bool destroyed = false;      // destroyed during the run, its row given back
   uint32_t sq_entries = 0;
   uint32_t cq_entries = 0;

@@ -14,15 +14,20 @@ namespace {
 
 // The numbers both checks read.
 struct SqpollWindow {
-  double seconds = 0;      // the window
+  uint64_t ns = 0;         // the part of the window the ring existed in
+  double seconds = 0;
   double offcpu_pct = 0;   // the thread's off-CPU share of it
   double per_wakeup = 0;   // SQEs submitted per wakeup enter call
 };
 
-SqpollWindow sqpoll_window(const Snapshot& snapshot, const Counters& c) {
+// A share of the ring's life, not of the window: a ring created a second into a short
+// run has a thread that could not sleep before it existed.
+SqpollWindow sqpoll_window(const Snapshot& snapshot, const Ring& ring) {
+  const Counters& c = ring.counters;
   SqpollWindow w;
-  w.seconds = static_cast<double>(snapshot.wall_ns) / kNsPerS;
-  w.offcpu_pct = pct_of(c.sqpoll_offcpu_ns, snapshot.wall_ns);
+  w.ns = ring.observed_ns && ring.observed_ns < snapshot.wall_ns ? ring.observed_ns : snapshot.wall_ns;
+  w.seconds = static_cast<double>(w.ns) / kNsPerS;
+  w.offcpu_pct = pct_of(c.sqpoll_offcpu_ns, w.ns);
   if (c.sqpoll_wakeups)
     w.per_wakeup = static_cast<double>(c.submissions) / static_cast<double>(c.sqpoll_wakeups);
   return w;
@@ -46,11 +51,11 @@ Finding small_bursts_finding(const Snapshot& snapshot, const Ring& ring, const S
       .ring = ring.id,
       .opcode = std::nullopt,
       .message = fmt::format(
-          "{}: the SQPOLL thread (tid {}) was off-CPU for {} of the {} window and the "
-          "program had to wake it {} times, {:.1f} SQEs per wakeup: each burst paid an "
-          "io_uring_enter() and a thread wakeup, the syscall SQPOLL is meant to remove.",
-          ring_label(ring), ring.sq_tid, format_percent(w.offcpu_pct),
-          format_duration(snapshot.wall_ns), format_count(c.sqpoll_wakeups), w.per_wakeup),
+          "{}: the SQPOLL thread (tid {}) was off-CPU for {} of the {} the ring was watched "
+          "and the program had to wake it {} times, {:.1f} SQEs per wakeup: each burst paid "
+          "an io_uring_enter() and a thread wakeup, the syscall SQPOLL is meant to remove.",
+          ring_label(ring), ring.sq_tid, format_percent(w.offcpu_pct), format_duration(w.ns),
+          format_count(c.sqpoll_wakeups), w.per_wakeup),
       .suggestion =
           "Raise sq_thread_idle (io_uring_params.sq_thread_idle, in milliseconds) above "
           "the usual gap between bursts so the thread is still polling when the next one "
@@ -60,6 +65,7 @@ Finding small_bursts_finding(const Snapshot& snapshot, const Ring& ring, const S
       .evidence = {real_evidence("offcpu_pct", w.offcpu_pct),
                    count_evidence("sqpoll_offcpu_ns", c.sqpoll_offcpu_ns),
                    count_evidence("wall_ns", snapshot.wall_ns),
+                   count_evidence("observed_ns", w.ns),
                    count_evidence("sqpoll_wakeups", c.sqpoll_wakeups),
                    real_evidence("sqes_per_wakeup", w.per_wakeup),
                    count_evidence("submissions", c.submissions),
@@ -112,7 +118,7 @@ void rule_sqpoll(const Snapshot& snapshot, std::vector<Finding>& out) {
   if (snapshot.wall_ns == 0) return;
   for (const Ring& ring : snapshot.rings) {
     if (!ring.sqpoll() || ring.sq_tid == 0) continue;
-    const SqpollWindow w = sqpoll_window(snapshot, ring.counters);
+    const SqpollWindow w = sqpoll_window(snapshot, ring);
     if (woken_for_small_bursts(ring.counters, w)) {
       out.push_back(small_bursts_finding(snapshot, ring, w));
     } else if (never_slept(ring, w)) {

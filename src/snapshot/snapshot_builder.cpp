@@ -301,7 +301,12 @@ Snapshot build_snapshot(const RawTables& raw, SnapshotContext context) {
 
   std::map<uint32_t, uint32_t> id_of_row;
   std::vector<uint32_t> id_of_retired(raw.retired.size());
+  const uint64_t window_start = context.end_ns > context.wall_ns ? context.end_ns - context.wall_ns : 0;
   for (auto& [ring, from] : found) {
+    // From its first sight (or the window's start) to the window's end (or its own).
+    const uint64_t until = from >= 0 ? context.end_ns : raw.retired[static_cast<std::size_t>(-1 - from)].retired_ns;
+    const uint64_t since = std::max(ring.first_ns, window_start);
+    if (context.end_ns && ring.first_ns && until > since) ring.observed_ns = until - since;
     ring.id = static_cast<uint32_t>(snap.rings.size());
     if (from >= 0) id_of_row[static_cast<uint32_t>(from)] = ring.id;
     else id_of_retired[static_cast<std::size_t>(-1 - from)] = ring.id;

@@ -679,6 +679,24 @@ TEST(Sqpoll, TheWakeupGuardIsARate) {
   EXPECT_EQ(sev(1 * kSecond / 2, 15), "-");  // 30 a second, but under the floor of 16
 }
 
+// Shares of the ring's life, not of the window: a ring created 1.2 s into a 2 s run whose
+// thread slept 0.6 s of its 0.8 s is asleep 75 % of the time it existed.
+TEST(Sqpoll, TheOffCpuShareIsOfTheTimeTheRingExisted) {
+  Ring ring = sqpoll_ring(160);
+  ring.observed_ns = 800'000'000;
+  ring.counters.sqpoll_offcpu_ns = 600'000'000;
+  ring.counters.sqpoll_wakeups = 40;
+  ring.counters.sqpoll_sleeps = 40;
+  auto sq = with_tag(evaluate(snapshot_of({ring}, 2 * kSecond)), "SQPOLL");
+  ASSERT_EQ(sq.size(), 1u);
+  EXPECT_DOUBLE_EQ(ev_real(sq[0], "offcpu_pct"), 75.0);
+  EXPECT_EQ(ev_int(sq[0], "observed_ns"), 800'000'000);
+  EXPECT_TRUE(contains(sq[0].message, "of the 800ms the ring was watched")) << sq[0].message;
+  // Read as a share of the whole window (30 %), it would have been quiet.
+  ring.observed_ns = 0;
+  EXPECT_TRUE(with_tag(evaluate(snapshot_of({ring}, 2 * kSecond)), "SQPOLL").empty());
+}
+
 TEST(Sqpoll, InfoWhenTheThreadNeverSlept) {
   Ring ring = sqpoll_ring(1'000'000);
   ring.counters.sqpoll_offcpu_ns = 50 * kMs;

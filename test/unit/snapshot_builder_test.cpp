@@ -294,6 +294,20 @@ TEST(SnapshotBuilder, DestroyedRingsJoinLiveOnesInOrderOfFirstSight) {
   EXPECT_EQ(gone.counters.leaks_suspected, 1u);
 }
 
+TEST(SnapshotBuilder, EachRingKnowsHowLongItWasWatched) {
+  RawTables raw = two_rings();
+  const uint64_t end = 10'000'000'000;
+  raw.ring_info[1].first_ns = 1;              // found at attach, before the window
+  raw.ring_info[2].first_ns = end - 3'000'000'000;  // created 3 s before the end
+  raw.retired = {destroyed_ring_in_row_1()};  // first seen at 50, destroyed at 3 s
+  Snapshot snap = build_snapshot(raw, {.wall_ns = 8'000'000'000, .end_ns = end});
+  ASSERT_EQ(snap.rings.size(), 3u);
+  EXPECT_EQ(snap.rings[0].observed_ns, 8'000'000'000u);  // the whole window
+  EXPECT_TRUE(snap.rings[1].destroyed);
+  EXPECT_EQ(snap.rings[1].observed_ns, 1'000'000'000u);  // window start (2 s) to 3 s
+  EXPECT_EQ(snap.rings[2].observed_ns, 3'000'000'000u);
+}
+
 TEST(SnapshotBuilder, TheCatchAllRingStaysFirstWhateverItsTime) {
   RawTables raw = two_rings();
   raw.opstats[0] = op_row(0, kNop, 3, 3);  // events lumped into the catch-all
