@@ -120,9 +120,7 @@ Finding leak_pending_only(const LeakInfo& leak) {
   std::string message =
       fmt::format("{} still waiting on events past {}, the oldest for {}", were(leak.pending),
                   leak_age(leak.threshold_ns), format_duration(oldest));
-  // The records keep the oldest kMaxLeakRecords: say so when the ops are a part.
-  if (!ops.empty())
-    message += fmt::format(" ({}{})", recorded < leak.pending ? "of those recorded: " : "", ops);
+  message += recorded_ops_suffix(ops, recorded < leak.pending);
   message +=
       ". Expected for idle sockets or pipes with no peer activity; a hang if the "
       "program is waiting on them.";

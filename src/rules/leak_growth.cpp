@@ -72,8 +72,7 @@ std::optional<Finding> growing_set_finding(const LeakInfo& leak) {
       format_duration(leak.threshold_ns), format_count(g.first), format_count(g.last),
       format_duration(static_cast<uint64_t>(g.seconds * kNsPerS)), format_fixed(per_s, 1),
       format_count(g.rising), format_count(g.intervals));
-  const bool partial = leak.requests.size() < leak.pending + leak.suspected;
-  if (!ops.empty()) message += fmt::format(" ({}{})", partial ? "of those recorded: " : "", ops);
+  message += recorded_ops_suffix(ops, leak.requests.size() < leak.pending + leak.suspected);
   message +=
       ": the program adds requests that do not complete faster than anything completes or "
       "cancels them, even if each one waits on an event.";

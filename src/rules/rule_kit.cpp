@@ -43,4 +43,9 @@ std::string op_count_list(std::vector<std::pair<uint32_t, uint64_t>> counts, std
   return text;
 }
 
+std::string recorded_ops_suffix(const std::string& ops, bool partial) {
+  if (ops.empty()) return {};
+  return fmt::format(" ({}{})", partial ? "of those recorded: " : "", ops);
+}
+
 }  // namespace uringscope::rules

@@ -41,6 +41,10 @@ bool at_least(uint64_t value, ThresholdId id);
 // "READ 1,200, FSYNC 30": (opcode, count) pairs, largest first, at most `limit` of them.
 std::string op_count_list(std::vector<std::pair<uint32_t, uint64_t>> counts, std::size_t limit);
 
+// " (READ 64)", or " (of those recorded: READ 64)" when the leak records (which keep the
+// oldest kMaxLeakRecords) hold only part of the requests; "" without ops.
+std::string recorded_ops_suffix(const std::string& ops, bool partial);
+
 // --- the rules, one file each -------------------------------------------------------
 
 void rule_nodata(const Snapshot& snapshot, std::vector<Finding>& out);

@@ -208,6 +208,12 @@ long long num(const nlohmann::json& object, const char* key) {
   return object.at(key).get<long long>();
 }
 
+long long latency_samples(const nlohmann::json& op) {
+  long long sum = 0;
+  for (const auto& bucket : op.at("log2_hist")) sum += bucket.get<long long>();
+  return sum;
+}
+
 const nlohmann::json& ring_of(const nlohmann::json& report, const GroundTruth& gt) {
   const long long pid = gt.value("pid");
   const long long fd = gt.number("label", "ring", "fd");

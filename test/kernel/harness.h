@@ -82,6 +82,8 @@ nlohmann::json read_json(const std::string& path);
 const nlohmann::json* find_op(const nlohmann::json& ops, const std::string& op);
 // `object[key]` as a number (counts and ids of the JSON report).
 long long num(const nlohmann::json& object, const char* key);
+// Requests of an op whose latency was recorded: the sum of its log2 histogram.
+long long latency_samples(const nlohmann::json& op);
 // Findings with this tag.
 std::vector<nlohmann::json> findings_with_tag(const nlohmann::json& report, const std::string& tag);
 bool has_finding_at_or_above_warn(const nlohmann::json& report);

@@ -14,15 +14,10 @@
 using harness::find_op;
 using harness::findings_with_tag;
 
+using harness::latency_samples;
 using harness::num;
 
 namespace {
-
-long long hist_total(const nlohmann::json& op) {
-  long long total = 0;
-  for (const auto& slot : op.at("log2_hist")) total += slot.get<long long>();
-  return total;
-}
 
 class Matching : public harness::KernelTest {};
 
@@ -35,7 +30,7 @@ TEST_F(Matching, ZeroCopySendsEndAtTheirNotification) {
     EXPECT_EQ(num(*op, "submitted"), gt.number("op", name, "submitted")) << name;
     EXPECT_EQ(num(*op, "completed"), gt.number("op", name, "completed")) << name;
     EXPECT_EQ(num(*op, "multishot_cqes"), 0) << name;
-    EXPECT_EQ(hist_total(*op), num(*op, "submitted")) << name << ": a latency per send";
+    EXPECT_EQ(latency_samples(*op), num(*op, "submitted")) << name << ": a latency per send";
     EXPECT_EQ(num(*op, "zc_results"), num(*op, "submitted")) << name;
     notifications += num(*op, "zc_notifications");
   }
@@ -119,7 +114,7 @@ TEST_F(Matching, TinyInflightTableCountsEveryDrop) {
   EXPECT_EQ(num(*nop, "completed"), gt.number("op", "NOP", "completed"));
   const long long drops = num(report.at("counters"), "inflight_map_drops");
   EXPECT_GT(drops, 0) << "the table was not saturated: the test proves nothing";
-  EXPECT_EQ(hist_total(*nop) + drops, num(*nop, "submitted")) << "a request both timed and dropped";
+  EXPECT_EQ(latency_samples(*nop) + drops, num(*nop, "submitted")) << "a request both timed and dropped";
   EXPECT_EQ(num(report.at("counters"), "untracked_completions"), drops);
   bool counted = false;
   for (const auto& f : findings_with_tag(report, "TOOL"))

@@ -20,16 +20,10 @@ using harness::kInject;
 using harness::kUringscope;
 using harness::ring_of;
 
+using harness::latency_samples;
 using harness::num;
 
 namespace {
-
-// Requests whose latency was recorded: one sample per request at its final CQE.
-long long latency_samples(const nlohmann::json& op) {
-  long long sum = 0;
-  for (const auto& bucket : op.at("log2_hist")) sum += bucket.get<long long>();
-  return sum;
-}
 
 class Traps : public harness::KernelTest {
  protected:
