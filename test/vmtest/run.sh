@@ -12,7 +12,8 @@
 #   --steps LIST          version,load,kernel,faults or a subset (default: all)
 #   --timeout SECONDS     kill the guest after this long (default 2400)
 #   --accel auto|tcg|kvm  default auto: KVM only if cpuinfo has vmx/svm and a trial boot
-#                         under KVM works, else TCG (multi-threaded, -cpu max)
+#                         under KVM works, else TCG (single-threaded, -cpu max:
+#                         docs/kernels.md says why; VMTEST_TCG_THREAD=multi to override)
 #   --prepare             only install and cache what a run needs (downloads), then exit
 #   -- COMMAND            run COMMAND in the guest instead of the tests (bash, as root, in
 #                         the host root; the results dir is $VMTEST_RESULTS there)
@@ -26,7 +27,10 @@
 # unpacked kernel packages, the extracted vmlinux and the initramfs, so that only the
 # first run downloads anything. VMTEST_MEM (MiB, default 2048), VMTEST_SMP (default: all
 # host CPUs), VMTEST_TMP_MB (size of the guest's /tmp, default 1024), VMTEST_APPEND
-# (extra kernel parameters, e.g. loglevel=7 to see the boot on the console log).
+# (extra kernel parameters, e.g. loglevel=7 to see the boot on the console log),
+# VMTEST_MONITOR (a path: the QEMU monitor listens there as a unix socket, so that a hung
+# guest's registers can be read with `info registers`; add nokaslr to VMTEST_APPEND to
+# map RIP through the package's System.map).
 #
 # Exit status: 0 when everything in the guest passed, 1 when something failed (the
 # summary says what), 2 for a usage or setup error, 3 when the guest did not finish
@@ -308,10 +312,10 @@ qemu_args() {  # accel (kvm|tcg), results dir -> the qemu command line in ${qemu
   local a=$1 dir=$2
   qemu=(qemu-system-x86_64 -nodefaults -no-user-config -nographic -no-reboot -machine pc)
   if [[ $a == kvm ]]; then qemu+=(-accel kvm -cpu host)
-  else qemu+=(-accel tcg,thread=multi -cpu max); fi
+  else qemu+=(-accel "tcg,thread=${VMTEST_TCG_THREAD:-single}" -cpu max); fi
   qemu+=(-smp "$smp" -m "$mem" -kernel "$boot_image" -initrd "$initramfs"
     -append "console=ttyS0 quiet loglevel=4 panic=-1 oops=panic no_timer_check rdinit=/init${VMTEST_APPEND:+ $VMTEST_APPEND}"
-    -serial "file:$dir/console.log" -monitor none
+    -serial "file:$dir/console.log"
     -fsdev "local,id=hostroot,path=/,readonly=on,security_model=none,multidevs=remap"
     -device "virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot"
     -fsdev "local,id=scratch,path=$dir,security_model=none,multidevs=remap"
@@ -322,6 +326,8 @@ qemu_args() {  # accel (kvm|tcg), results dir -> the qemu command line in ${qemu
     -device virtserialport,bus=vs.0,chardev=gout,name=out
     -chardev "file,id=gerr,path=$dir/guest.err,append=on"
     -device virtserialport,bus=vs.0,chardev=gerr,name=err)
+  if [[ -n ${VMTEST_MONITOR:-} ]]; then qemu+=(-monitor "unix:$VMTEST_MONITOR,server,nowait")
+  else qemu+=(-monitor none); fi
 }
 
 # KVM only where the CPU advertises it and a stock kernel really boots under it (some
