@@ -26,6 +26,10 @@ RATIO_TARGETS = [
     ("default vs bpftrace, page-cache reads", "read", "uringscope", "bpftrace", 0.55, None),
     ("default vs floor, punted reads", "read-async", "uringscope", "floor", 1.2, None),
     ("--trace vs floor, NOP", "nop", "uringscope-trace", "floor", 1.5, None),
+    # Issue 14: --check (two records per request that targets memory, five syscall
+    # tracepoints) within three times the default mode.
+    ("--check vs default, NOP", "nop", "uringscope-check", "uringscope", 3.0, None),
+    ("--check vs default, page-cache reads", "read", "uringscope-check", "uringscope", 3.0, None),
     # Issue 13: exact matching must not cost more than a tenth over the previous build.
     ("default vs previous build, NOP", "nop", "uringscope", "uringscope-prev", 1.1, None),
     ("default vs previous build, page-cache reads", "read", "uringscope", "uringscope-prev", 1.1,
@@ -42,7 +46,8 @@ FLAT_LIMIT_KIB = 1024
 DOCTOR_PROGRAMS = ("usc_sched", "usc_poll_arm", "usc_task_add", "usc_tw_run", "usc_local_tw",
                    "usc_short_write", "usc_req_failed")
 
-TRACER_ORDER = ["none", "uringscope", "uringscope-prev", "uringscope-trace", "uringscope-spine",
+TRACER_ORDER = ["none", "uringscope", "uringscope-prev", "uringscope-trace", "uringscope-check",
+                "uringscope-spine",
                 "uringscope-noenter", "floor", "bpftrace", "perf"]
 WORKLOAD_ORDER = ["nop", "read", "read-async", "read-direct", "nop-ctxsw", "syscall"]
 DEVICE_BOUND = {"read-direct"}

@@ -34,7 +34,7 @@ usage: bench/run.sh [options]
                          syscall: getppid() in a loop, no io_uring (what a tracer adds
                          to every other syscall), traced by none, uringscope, floor only
   --tracers LIST       comma-separated (default uringscope,uringscope-trace,
-                       uringscope-spine,floor,bpftrace,perf); tracers whose tool is
+                       uringscope-check,uringscope-spine,floor,bpftrace,perf); tracers whose tool is
                        missing are skipped with a note (uringscope-spine needs
                        URINGSCOPE_SKIP_FEATURES support in uringscope);
                        uringscope-prev is the binary in $BENCH_PREV_URINGSCOPE (an
@@ -62,7 +62,7 @@ build_dir=${BENCH_BUILD_DIR:-$root/build}
 reps=8
 seconds=2
 workloads=nop,read,read-async,read-direct,nop-ctxsw,syscall
-tracers=uringscope,uringscope-trace,uringscope-spine,floor,bpftrace,perf
+tracers=uringscope,uringscope-trace,uringscope-check,uringscope-spine,floor,bpftrace,perf
 depth=32
 batch=8
 cpu=""
@@ -242,7 +242,7 @@ proc_cpu_ns() {
 
 have_tracer() {
   case $1 in
-    none | uringscope | uringscope-trace | uringscope-noenter | floor) return 0 ;;
+    none | uringscope | uringscope-trace | uringscope-check | uringscope-noenter | floor) return 0 ;;
     uringscope-prev) [[ -x ${BENCH_PREV_URINGSCOPE:-} ]] ;;
     uringscope-spine) ((spine_ok)) ;;
     bpftrace) command -v bpftrace >/dev/null ;;
@@ -279,6 +279,7 @@ start_tracer() {
     uringscope-spine) env "$spine_env" "$uringscope" -p "$target" >"$log" 2>&1 & ;;
     uringscope-noenter) env "$noenter_env" "$uringscope" -p "$target" >"$log" 2>&1 & ;;
     uringscope-trace) "$uringscope" --trace "$shm/trace.json" -p "$target" >"$log" 2>&1 & ;;
+    uringscope-check) "$uringscope" --check -p "$target" >"$log" 2>&1 & ;;
     uringscope-prev) "$BENCH_PREV_URINGSCOPE" -p "$target" >"$log" 2>&1 & ;;
     floor) "$floor" >"$log" 2>&1 & ;;
     bpftrace) bpftrace -B line "$bt_script" "$target" >"$log" 2>&1 & ;;
@@ -356,7 +357,9 @@ mode_of() { echo "${1%-ctxsw}"; }
 
 # Workloads that measure a side effect rather than io_uring requests run under
 # uringscope and the floor only: nop-ctxsw (sched_switch), syscall (the syscall
-# tracepoint uringscope enables for io_uring_enter slows every syscall on the machine).
+# tracepoint uringscope enables for io_uring_enter slows every syscall on the machine;
+# --check's munmap/madvise/mremap/io_uring_register tracepoints do too, so the syscall
+# workload also runs under uringscope-check).
 side_effect_workload() { [[ $1 == *-ctxsw || $1 == syscall ]]; }
 
 # run_one REP SEQ WORKLOAD TRACER: one timed run; appends a row to runs.tsv.
@@ -469,7 +472,10 @@ for ((rep = 0; rep < reps; rep++)); do
     if side_effect_workload "$workload"; then
       set_for=()
       for t in uringscope floor; do [[ " ${active[*]} " == *" $t "* ]] && set_for+=("$t"); done
-      [[ $workload == syscall && " ${set_for[*]} " == *" uringscope "* ]] && set_for+=(uringscope-noenter)
+      if [[ $workload == syscall ]]; then
+        [[ " ${set_for[*]} " == *" uringscope "* ]] && set_for+=(uringscope-noenter)
+        [[ " ${active[*]} " == *" uringscope-check "* ]] && set_for+=(uringscope-check)
+      fi
     fi
     n=${#set_for[@]}
     order=()
@@ -497,7 +503,8 @@ bpf_stats_runs() {
   for workload in "${workload_list[@]}"; do
     for tracer in "${active[@]}"; do
       [[ $tracer == perf ]] && continue  # no BPF programs
-      side_effect_workload "$workload" && [[ $tracer != uringscope && $tracer != floor ]] && continue
+      side_effect_workload "$workload" && [[ $tracer != uringscope && $tracer != floor ]] &&
+        ! [[ $workload == syscall && $tracer == uringscope-check ]] && continue
       mode=$(mode_of "$workload")
       tag=stats-$workload-$tracer
       wait_quiet >/dev/null

@@ -9,6 +9,9 @@
  *   usc_ck_munmap    sys_enter_munmap(addr, len)
  *   usc_ck_madvise   sys_enter_madvise(start, len, advice): DONTNEED, FREE, REMOVE drop
  *                    the pages (later reads see zeroes, a later fault maps new ones)
+ *   usc_ck_mremap    sys_enter_mremap(addr, old_len, new_len, flags) and its exit: only
+ *                    the result says whether the mapping moved (its old range then maps
+ *                    nothing the request knows) or shrank in place (its tail is gone)
  *   usc_ck_register  sys_enter_io_uring_register(fd, opcode, arg, nr_args): buffers
  *                    unregistered (all), or updated (the range it names)
  */
@@ -41,6 +44,52 @@ static __always_inline void memory_dropped(__u64 addr, __u64 len, __u8 what, __u
 	e->opcode = what;
 	e->aux = advice;
 	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
+}
+
+/* mremap's arguments, from its entry to its exit, by thread. */
+struct us_mremap_call {
+	__u64 addr;
+	__u64 old_len;
+	__u64 new_len;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u64);
+	__type(value, struct us_mremap_call);
+} mremap_calls SEC(".maps");
+
+SEC("tp/syscalls/sys_enter_mremap")
+int usc_ck_mremap(struct trace_event_raw_sys_enter *args)
+{
+	struct us_mremap_call call = { .addr = args->args[0], .old_len = args->args[1],
+				       .new_len = args->args[2] };
+	__u64 tid = bpf_get_current_pid_tgid();
+
+	if (current_is_target() && call.old_len)
+		bpf_map_update_elem(&mremap_calls, &tid, &call, BPF_ANY);
+	return 0;
+}
+
+SEC("tp/syscalls/sys_exit_mremap")
+int usc_ck_mremap_exit(struct trace_event_raw_sys_exit *args)
+{
+	__u64 tid = bpf_get_current_pid_tgid();
+	struct us_mremap_call *call = bpf_map_lookup_elem(&mremap_calls, &tid);
+	__u64 result = (__u64)args->ret;
+
+	if (!call)
+		return 0;
+	if (args->ret >= 0 || args->ret < -4095) {
+		if (result != call->addr)
+			memory_dropped(call->addr, call->old_len, US_CK_MREMAP, US_CK_MREMAP_MOVED);
+		else if (call->new_len < call->old_len)
+			memory_dropped(call->addr + call->new_len, call->old_len - call->new_len,
+				       US_CK_MREMAP, US_CK_MREMAP_SHRUNK);
+	}
+	bpf_map_delete_elem(&mremap_calls, &tid);
+	return 0;
 }
 
 SEC("tp/syscalls/sys_enter_munmap")

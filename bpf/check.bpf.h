@@ -12,7 +12,13 @@
  *                                          SQE address is the user address inside it)
  *   READV, WRITEV                          io_rw.addr is the iovec array, io_rw.len its
  *                                          length: each iovec is read from user memory
- *   SEND, RECV                             io_sr_msg.buf, io_sr_msg.len
+ *   SEND, RECV, SEND_ZC                    io_sr_msg.buf, io_sr_msg.len; with
+ *                                          IORING_RECVSEND_FIXED_BUF the address is
+ *                                          inside registered buffer req->buf_index
+ *   SENDMSG, RECVMSG, SENDMSG_ZC           io_sr_msg.umsg (the same union member) is
+ *                                          the user's msghdr: its iovecs are read from
+ *                                          user memory, as for READV (the name and
+ *                                          control buffers are not checked)
  * Requests that pick a provided buffer at issue (IOSQE_BUFFER_SELECT) target nothing
  * known at submit; CQE_SKIP_SUCCESS requests post no end; both are left out.
  */
@@ -27,8 +33,11 @@
 #define US_OP_WRITE_FIXED 5
 #define US_OP_READ 22
 #define US_OP_WRITE 23
+#define US_OP_SENDMSG 9
+#define US_OP_RECVMSG 10
 #define US_OP_SEND 26
 #define US_OP_RECV 27
+#define US_RECVSEND_FIXED_BUF (1u << 2) /* IORING_RECVSEND_FIXED_BUF, 6.0+ */
 #define US_REQ_F_BUFFER_SELECT_BIT 5 /* = IOSQE_BUFFER_SELECT_BIT in every version */
 
 struct io_rw___us {
@@ -37,9 +46,20 @@ struct io_rw___us {
 } __attribute__((preserve_access_index));
 
 struct io_sr_msg___us {
-	void *buf; /* in an anonymous union with the msghdr pointers */
-	int len;   /* size_t in 5.15: its low half */
+	void *buf;   /* in an anonymous union with the msghdr pointers */
+	int len;     /* size_t in 5.15: its low half */
+	__u16 flags; /* IORING_RECVSEND_*, 6.0+ */
 } __attribute__((preserve_access_index));
+
+/* struct user_msghdr as a 64-bit program lays it out: the syscall ABI, not a kernel
+ * layout, so fixed offsets are right where CO-RE would not apply. */
+struct us_user_msghdr {
+	__u64 name;
+	__u32 namelen;
+	__u32 pad;
+	__u64 iov;
+	__u64 iovlen;
+};
 
 struct us_check_range {
 	__u64 req;
@@ -77,17 +97,19 @@ static __always_inline void check_emit(const struct us_check_range *r, __u16 kin
 static __always_inline bool check_writes_memory(__u8 opcode)
 {
 	return opcode == US_OP_READ || opcode == US_OP_READV || opcode == US_OP_READ_FIXED ||
-	       opcode == US_OP_RECV;
+	       opcode == US_OP_RECV || opcode == US_OP_RECVMSG;
 }
 
 static __always_inline bool check_targets_memory(__u8 opcode)
 {
 	return check_writes_memory(opcode) || opcode == US_OP_WRITE || opcode == US_OP_WRITEV ||
-	       opcode == US_OP_WRITE_FIXED || opcode == US_OP_SEND;
+	       opcode == US_OP_WRITE_FIXED || opcode == US_OP_SEND || opcode == US_OP_SENDMSG ||
+	       opcode == US_OP_SEND_ZC || opcode == US_OP_SENDMSG_ZC;
 }
 
-/* READV/WRITEV: one RANGE per iovec, the first US_CHECK_MAX_IOVECS of them. */
-static __always_inline void check_iovecs(struct us_check_range *r, __u64 iov_addr, __u32 nr)
+/* Vectored ops: one RANGE per iovec, the first US_CHECK_MAX_IOVECS of them, each named
+ * by its iovec index (by the registered buffer's index when the op uses one). */
+static __always_inline void check_iovecs(struct us_check_range *r, __u64 iov_addr, __u64 nr)
 {
 	struct iovec iov;
 
@@ -98,8 +120,34 @@ static __always_inline void check_iovecs(struct us_check_range *r, __u64 iov_add
 			tool_count(US_TOOL_CHECK_UNSEEN);
 			return;
 		}
-		if (iov.iov_len)
-			check_emit(r, US_CK_RANGE, (__u64)iov.iov_base, iov.iov_len, (__u16)i);
+		if (iov.iov_len) {
+			check_emit(r, US_CK_RANGE, (__u64)iov.iov_base, iov.iov_len,
+				   (r->flags & US_CKF_FIXED) ? r->index : (__u16)i);
+			r->flags |= US_CKF_MORE;
+		}
+	}
+}
+
+static __always_inline void check_msghdr(struct us_check_range *r, __u64 umsg)
+{
+	struct us_user_msghdr msg;
+
+	if (bpf_probe_read_user(&msg, sizeof(msg), (void *)umsg)) {
+		tool_count(US_TOOL_CHECK_UNSEEN);
+		return;
+	}
+	check_iovecs(r, msg.iov, msg.iovlen);
+}
+
+/* Sends with IORING_RECVSEND_FIXED_BUF name their registered buffer like READ_FIXED. */
+static __always_inline void check_fixed_send(struct io_kiocb *req, struct io_sr_msg___us *sr,
+					     struct us_check_range *r)
+{
+	if (!bpf_core_field_exists(sr->flags))
+		return;
+	if (BPF_CORE_READ(sr, flags) & US_RECVSEND_FIXED_BUF) {
+		r->flags |= US_CKF_FIXED;
+		r->index = BPF_CORE_READ(req, buf_index);
 	}
 }
 
@@ -141,12 +189,24 @@ static __always_inline void check_submit(struct io_kiocb *req, __u64 req_addr, _
 		return;
 	case US_OP_SEND:
 	case US_OP_RECV:
+	case US_OP_SEND_ZC:
 		if (!bpf_core_type_exists(struct io_sr_msg___us))
 			return;
+		if (opcode != US_OP_RECV)
+			check_fixed_send(req, sr, &r);
 		addr = (__u64)BPF_CORE_READ(sr, buf);
 		len = (__u32)BPF_CORE_READ(sr, len);
 		if (len)
-			check_emit(&r, US_CK_RANGE, addr, len, 0);
+			check_emit(&r, US_CK_RANGE, addr, len, r.index);
+		return;
+	case US_OP_SENDMSG:
+	case US_OP_RECVMSG:
+	case US_OP_SENDMSG_ZC:
+		if (!bpf_core_type_exists(struct io_sr_msg___us))
+			return;
+		if (opcode == US_OP_SENDMSG_ZC)
+			check_fixed_send(req, sr, &r);
+		check_msghdr(&r, (__u64)BPF_CORE_READ(sr, buf));
 		return;
 	}
 }

@@ -283,16 +283,21 @@ struct us_trace_event {
 enum us_check_kind {
 	US_CK_RANGE = 1,  /* a request targets [addr, addr + len) (one record per iovec) */
 	US_CK_END = 2,    /* the request posted its final CQE (or was cancelled): done */
-	US_CK_UNMAP = 3,  /* munmap() or madvise(MADV_DONTNEED/FREE/REMOVE) of [addr, addr + len) */
+	US_CK_UNMAP = 3,  /* [addr, addr + len) unmapped, moved by mremap(), or its pages dropped
+			   * by madvise(MADV_DONTNEED/FREE/REMOVE) */
 	US_CK_BUFREG = 4, /* io_uring_register() changing a ring's registered buffers */
 };
 
 #define US_CKF_INTO (1u << 0)  /* RANGE: the kernel writes this memory (reads, receives) */
 #define US_CKF_FIXED (1u << 1) /* RANGE: a registered buffer; `index` is its index */
+#define US_CKF_MORE (1u << 2)  /* RANGE: a later iovec of a request already recorded */
 
 /* UNMAP: which call, in `opcode`. */
 #define US_CK_MUNMAP 0
 #define US_CK_MADVISE 1
+#define US_CK_MREMAP 2 /* aux: US_CK_MREMAP_MOVED or US_CK_MREMAP_SHRUNK */
+#define US_CK_MREMAP_MOVED 1
+#define US_CK_MREMAP_SHRUNK 2
 
 struct us_check_event {
 	__u64 ts;        /* bpf_ktime_get_ns() */
@@ -303,13 +308,13 @@ struct us_check_event {
 	__u32 ring;      /* RANGE, BUFREG: ring row */
 	__u32 tgid;      /* of the thread it happened on, in uringscope's pid namespace */
 	__u16 kind;      /* enum us_check_kind */
-	__u8 opcode;     /* RANGE: IORING_OP_*; UNMAP: US_CK_MUNMAP/US_CK_MADVISE; BUFREG:
+	__u8 opcode;     /* RANGE: IORING_OP_*; UNMAP: US_CK_MUNMAP/MADVISE/MREMAP; BUFREG:
 			  * the IORING_(UN)REGISTER_* opcode */
 	__u8 flags;      /* RANGE: US_CKF_* */
 	__u16 index;     /* RANGE: iovec index, or buffer index with US_CKF_FIXED; BUFREG:
 			  * first buffer affected */
 	__u16 pad;
-	__u32 aux;       /* UNMAP: the madvise advice */
+	__u32 aux;       /* UNMAP: the madvise advice, or US_CK_MREMAP_* */
 	__u32 pad2;
 };
 

@@ -55,7 +55,7 @@ struct FeatureSpec {
   std::string_view loss;  // what the user loses when it is off; ends every off-reason
   // Skeleton program names, empty slots last. A feature has one program per tracepoint
   // shape the kernel may have, or for enter, one per way into io_uring_enter.
-  std::array<std::string_view, 3> programs;
+  std::array<std::string_view, 4> programs;
   FeatureNeed need = FeatureNeed::EveryRun;
 };
 
@@ -116,7 +116,8 @@ inline constexpr std::array<FeatureSpec, kFeatureCount> kFeatures{{
      {}, FeatureNeed::Check},
     {FeatureId::CheckUnmap, "check_unmap", false,
      "--check cannot see memory unmapped under a request (no HAZARD-UAF)",
-     {"usc_ck_munmap", "usc_ck_madvise"}, FeatureNeed::Check},
+     {"usc_ck_munmap", "usc_ck_madvise", "usc_ck_mremap", "usc_ck_mremap_exit"},
+     FeatureNeed::Check},
     {FeatureId::CheckBufreg, "check_bufreg", false,
      "--check cannot see registered buffers changed under a request (no HAZARD-BUFREG)",
      {"usc_ck_register"}, FeatureNeed::Check},

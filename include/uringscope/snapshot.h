@@ -194,6 +194,8 @@ struct Hazard {
 
 struct HazardInfo {
   bool checked = false;  // --check was on: zeros then mean "none found"
+  uint64_t ranges = 0;   // memory ranges of requests checked (one per iovec)
+  uint64_t calls = 0;    // munmap/mremap/madvise/io_uring_register calls checked
   uint64_t overlaps = 0;
   uint64_t bufreg = 0;
   uint64_t unmap = 0;

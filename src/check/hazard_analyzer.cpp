@@ -15,6 +15,9 @@ bool overlaps(uint64_t a, uint64_t a_len, uint64_t b, uint64_t b_len) {
 
 std::string unmap_call(const us_check_event& e) {
   if (e.opcode == US_CK_MUNMAP) return "munmap";
+  if (e.opcode == US_CK_MREMAP) {
+    return e.aux == US_CK_MREMAP_MOVED ? "mremap (moved)" : "mremap (shrunk)";
+  }
   switch (e.aux) {
     case 4: return "madvise(MADV_DONTNEED)";
     case 8: return "madvise(MADV_FREE)";
@@ -34,8 +37,14 @@ void HazardAnalyzer::add(const us_check_event& e) {
   switch (e.kind) {
     case US_CK_RANGE: add_range(e); break;
     case US_CK_END: end_request(e.req); break;
-    case US_CK_UNMAP: memory_dropped(e); break;
-    case US_CK_BUFREG: buffers_changed(e); break;
+    case US_CK_UNMAP:
+      ++info_.calls;
+      memory_dropped(e);
+      break;
+    case US_CK_BUFREG:
+      ++info_.calls;
+      buffers_changed(e);
+      break;
     default: break;
   }
 }
@@ -52,9 +61,9 @@ void HazardAnalyzer::record(Hazard hazard) {
 void HazardAnalyzer::add_range(const us_check_event& e) {
   // A request address seen again without its end (a lost END record): the kernel only
   // recycles an io_kiocb after the request is over. Later iovecs of one vectored request
-  // come as records of their own, with index 1, 2, ...
-  const bool vectored = e.opcode == 1 || e.opcode == 2;  // READV, WRITEV
-  if (!vectored || e.index == 0) end_request(e.req);
+  // come as records of their own, marked US_CKF_MORE.
+  ++info_.ranges;
+  if (!(e.flags & US_CKF_MORE)) end_request(e.req);
   Process& p = processes_[e.tgid];
   HazardRequest r{.ring = e.ring, .opcode = e.opcode, .user_data = e.user_data, .addr = e.addr,
                   .len = e.len, .into = (e.flags & US_CKF_INTO) != 0,

@@ -23,7 +23,7 @@ Choice<bool> choose_check_overlap(const btf* vmlinux) {
 // could hurt are still in flight.
 Choice<bool> choose_check_unmap(const ProbeEnvironment& env) {
   if (env.syscall_tracepoints)
-    return {true, "syscalls/sys_enter_munmap and sys_enter_madvise (used by --check)",
+    return {true, "syscalls/sys_enter_munmap, sys_enter_madvise, sys_enter/exit_mremap (used by --check)",
             "usc_ck_munmap"};
   return {false, join("no syscall tracepoints (needs CONFIG_FTRACE_SYSCALLS)", loss_of(FeatureId::CheckUnmap)),
           {}};

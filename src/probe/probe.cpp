@@ -68,7 +68,11 @@ void add_ring_exit_and_check(KernelSupport& support, const struct btf* vmlinux,
                               check_overlap.shape, check_overlap.detail});
   const auto check_unmap = choose_check_unmap(env);
   add_feature(support, FeatureId::CheckUnmap, check_unmap);
-  if (!check_unmap.program.empty()) support.programs.emplace_back("usc_ck_madvise");
+  if (!check_unmap.program.empty()) {
+    for (const char* program : {"usc_ck_madvise", "usc_ck_mremap", "usc_ck_mremap_exit"}) {
+      support.programs.emplace_back(program);
+    }
+  }
   add_feature(support, FeatureId::CheckBufreg, choose_check_bufreg(env));
 }
 

@@ -48,6 +48,8 @@ Json hazards_json(const HazardInfo& info) {
   Json records = Json::array();
   for (const Hazard& h : info.records) records.push_back(hazard_json(h));
   return Json{{"available", info.checked},
+              {"ranges_checked", info.ranges},
+              {"calls_checked", info.calls},
               {"overlap", info.overlaps},
               {"bufreg", info.bufreg},
               {"unmap", info.unmap},

@@ -77,6 +77,8 @@ void render_leaks(std::ostream& out, const Snapshot& snap);
 // A WORKERS finding marks the line of its ring's process; one without a ring marks the
 // process named by its integer "pid" evidence, or every line when it names none.
 void render_workers(std::ostream& out, const Snapshot& snap, const std::vector<Finding>& findings);
+// One line: what --check covered and found (the findings carry the details).
+void render_check(std::ostream& out, const HazardInfo& hazards);
 // The tool's own losses, with heading; nothing when there were none.
 void render_tool_stats(std::ostream& out, const ToolStats& tool);
 // "findings" heading and each finding in the order given, or "no findings".

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The run-level sections of the text report, after the rings: leaks, io-wq workers and
-// the tool's own losses.
+// The run-level sections of the text report, after the rings: leaks, io-wq workers,
+// what --check covered, and the tool's own losses.
 #include <algorithm>
 #include <ostream>
 #include <string>
@@ -58,6 +58,14 @@ std::string leak_state(const PendingRequest& r) {
 }
 
 }  // namespace
+
+void render_check(std::ostream& out, const HazardInfo& hazards) {
+  out << fmt::format("--check: {} memory ranges of requests and {} unmap/register calls checked; "
+                     "hazards: overlap {}, buffer change {}, unmap {}\n",
+                     format_count(hazards.ranges), format_count(hazards.calls),
+                     format_count(hazards.overlaps), format_count(hazards.bufreg),
+                     format_count(hazards.unmap));
+}
 
 void render_tool_stats(std::ostream& out, const ToolStats& tool) {
   TextTable table({Align::Left, Align::Right}, "  ");

@@ -145,6 +145,10 @@ void render_text(std::ostream& out, const Snapshot& snap, const std::vector<Find
     out << '\n';
     render_workers(out, snap, findings);
   }
+  if (snap.hazards.checked) {
+    out << '\n';
+    render_check(out, snap.hazards);
+  }
   if (any_tool_loss(snap.tool)) {
     out << '\n';
     render_tool_stats(out, snap.tool);

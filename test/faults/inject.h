@@ -65,6 +65,7 @@ enum op_kind {
   OP_TIMEOUT,
   OP_READV,
   OP_READ_FIXED,
+  OP_RECVMSG,
   OP_KIND_COUNT
 };
 
@@ -250,11 +251,18 @@ struct cqe_copy reap_expect(struct ctx *c, uint64_t ud, enum op_kind op, int wan
 void note_no_hazard(struct ctx *c);
 void scenario_hazard_overlap(struct ctx *c);
 void scenario_hazard_vec_overlap(struct ctx *c);
+void scenario_hazard_write_read(struct ctx *c);
 void scenario_check_clean_split(struct ctx *c);
 void scenario_check_clean_reuse(struct ctx *c);
+// scenarios_hazards_msg.c
+void scenario_hazard_recvmsg(struct ctx *c);
 // scenarios_hazards_lifetime.c
+unsigned char *map_anon(size_t len);
 void scenario_hazard_unmap(struct ctx *c);
-void scenario_hazard_bufreg(struct ctx *c);
+void scenario_hazard_mremap(struct ctx *c);
 void scenario_check_clean_unmap(struct ctx *c);
+// scenarios_hazards_bufreg.c
+void scenario_hazard_bufreg(struct ctx *c);
+void scenario_hazard_bufupdate(struct ctx *c);
 
 #endif  // URINGSCOPE_INJECT_H

@@ -25,6 +25,7 @@ const char *const op_names[OP_KIND_COUNT] = {
     [OP_TIMEOUT] = "TIMEOUT",
     [OP_READV] = "READV",
     [OP_READ_FIXED] = "READ_FIXED",
+    [OP_RECVMSG] = "RECVMSG",
 };
 
 __attribute__((format(printf, 2, 3))) void note(struct ctx *c, const char *fmt, ...) {

@@ -316,6 +316,16 @@ score hazard-vec-overlap cmd HAZARD "" "" "hazard-vec-overlap" \
   ".hazards.records[0].second.index == \$gt[\"hazard.iovec\"] @@ the overlapping iovec named" \
   ".hazards.records[0].len == \$gt[\"hazard.overlap_len\"] @@ overlap length = ground truth"
 SCORE_ARGS=--check \
+score hazard-write-read cmd HAZARD READ "" "hazard-write-read 2" \
+  ".hazards.overlap == \$gt[\"hazard.overlaps\"] @@ overlaps = ground truth" \
+  "[.hazards.records[] | [.first.op, .second.op]] | unique == [[\"READ\", \"WRITE\"]] @@ a WRITE from a READ's bytes" \
+  "[.hazards.records[] | .len] | unique == [\$gt[\"hazard.overlap_len\"]] @@ overlap length = ground truth"
+SCORE_ARGS=--check \
+score hazard-recvmsg cmd HAZARD RECVMSG "" "hazard-recvmsg 2" \
+  ".hazards.overlap == \$gt[\"hazard.overlaps\"] @@ overlaps = ground truth (iovecs read from the msghdr)" \
+  "[.hazards.records[] | .second.index] | unique == [\$gt[\"hazard.iovec\"]] @@ the overlapping iovec named" \
+  "[.hazards.records[] | .len] | unique == [\$gt[\"hazard.overlap_len\"]] @@ overlap length = ground truth"
+SCORE_ARGS=--check \
 score hazard-unmap cmd HAZARD-UAF READ "" "hazard-unmap" \
   ".hazards.unmap == \$gt[\"hazard.unmaps\"] @@ unmaps under a request = ground truth" \
   ".hazards.records[0].call == \"munmap\" @@ the call named" \
@@ -323,10 +333,22 @@ score hazard-unmap cmd HAZARD-UAF READ "" "hazard-unmap" \
   "$OP op(\"READ\").errors == \$gt[\"op.READ.errors\"] @@ the read's -EFAULT counted" \
   ".hazards.overlap == 0 and .hazards.bufreg == 0 @@ nothing else"
 SCORE_ARGS=--check \
+score hazard-mremap cmd HAZARD-UAF READ "" "hazard-mremap" \
+  ".hazards.unmap == \$gt[\"hazard.unmaps\"] @@ pages moved under a request = ground truth" \
+  ".hazards.records[0].call == \"mremap (moved)\" @@ the call named" \
+  ".hazards.records[0].len == \$gt[\"hazard.len\"] @@ bytes under the request = ground truth" \
+  ".hazards.overlap == 0 and .hazards.bufreg == 0 @@ nothing else"
+SCORE_ARGS=--check \
 score hazard-bufreg cmd HAZARD-BUFREG READ_FIXED "" "hazard-bufreg" \
   ".hazards.bufreg == \$gt[\"hazard.bufreg\"] @@ buffers changed under a request = ground truth" \
   ".hazards.records[0].first.fixed == true @@ a registered buffer" \
   ".hazards.records[0].call == \"IORING_UNREGISTER_BUFFERS\" @@ the call named" \
+  ".hazards.overlap == 0 and .hazards.unmap == 0 @@ nothing else"
+SCORE_ARGS=--check \
+score hazard-bufupdate cmd HAZARD-BUFREG READ_FIXED "" "hazard-bufupdate" \
+  ".hazards.bufreg == \$gt[\"hazard.bufreg\"] @@ buffers replaced under a request = ground truth" \
+  ".hazards.records[0].call == \"IORING_REGISTER_BUFFERS_UPDATE\" @@ the call named" \
+  ".hazards.records[0].first.index == 0 @@ the buffer index named" \
   ".hazards.overlap == 0 and .hazards.unmap == 0 @@ nothing else"
 SCORE_ARGS=--check \
 score check-clean-reuse cmd none "" BATCH,PUNT "check-clean-reuse 100" \
@@ -339,6 +361,13 @@ SCORE_ARGS=--check \
 score check-clean-split cmd none "" PUNT "check-clean-split 100" \
   ".hazards.available == true and .hazards.overlap + .hazards.unmap + .hazards.bufreg == 0 @@ no hazard (adjacent halves)" \
   "$OP op(\"READ\").completed == \$gt[\"op.READ.completed\"] @@ READ completed = ground truth"
+
+# Zero-copy sends reuse one buffer, each only after its notification: silent, and every
+# SEND_ZC and SENDMSG_ZC range checked (the msghdr's iovec for the latter).
+SCORE_ARGS=--check \
+score zc-send-check cmd none "" "" "zc-send 100" \
+  ".hazards.available == true and .hazards.overlap + .hazards.unmap + .hazards.bufreg == 0 @@ no hazard" \
+  ".hazards.ranges_checked == \$gt[\"zc.send_zc\"] + \$gt[\"zc.sendmsg_zc\"] @@ one range per send = ground truth"
 
 # --- the table ----------------------------------------------------------------------
 

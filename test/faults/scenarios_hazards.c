@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Requests whose target memory is another in-flight request's too, the ground truth of
 // --check's HAZARD: two reads into the same bytes at once (hazard-overlap,
-// hazard-vec-overlap), and the look-alikes that must stay silent: halves that only touch
+// hazard-vec-overlap), a write from bytes a read is still filling (hazard-write-read),
+// and the look-alikes that must stay silent: halves that only touch
 // (check-clean-split), one buffer used by one request after another (check-clean-reuse).
 // Also the helpers the hazard scenarios share (scenarios_hazards_lifetime.c uses them).
 #define _GNU_SOURCE
@@ -22,6 +23,9 @@
 // hazard-vec-overlap: the READV's second iovec covers these bytes of the READ's buffer.
 #define VEC_OFF 1024u
 #define VEC_LEN 1024u
+// hazard-write-read: the WRITE sends these bytes of the READ's buffer.
+#define WRITE_OFF 1024u
+#define WRITE_LEN 1024u
 // One `pair` line each must fit the notes (about 56 bytes a line).
 #define MAX_PAIRS 256ul
 
@@ -229,6 +233,53 @@ void scenario_hazard_vec_overlap(struct ctx *c) {
     const uint64_t ud = vec_pair(c, pipes, buf, buf + CHUNK);
     note(c, "GROUND-TRUTH pair user_data=%llu,%llu addr=%#llx\n", (unsigned long long)ud,
          (unsigned long long)ud + 1, (unsigned long long)(uintptr_t)buf);
+  }
+  free(bufs);
+  close_pipe(pipes[0]);
+  close_pipe(pipes[1]);
+}
+
+/* -------------------------------------------------- hazard-write-read */
+
+/*
+ * A READ of CHUNK bytes from empty pipe 0 into buf, and a WRITE of WRITE_LEN bytes from
+ * buf + WRITE_OFF to pipe 1, in one submit. The pipe has room, so the WRITE completes at
+ * once and sends what buf held before (the pattern of ud + 1, checked on arrival), while
+ * the READ is still in flight; the READ is fed and reaped after HAZARD_HOLD_MS.
+ */
+static uint64_t write_read_pair(struct ctx *c, int pipes[2][2], unsigned char *buf) {
+  const uint64_t ud = c->next_user_data;
+  c->next_user_data += 2;
+  fill_block(buf, ud + 1);
+  queue_read(c, pipes[0][0], buf, CHUNK, ud);
+  struct io_uring_sqe *sqe = get_sqe(c);
+  io_uring_prep_write(sqe, pipes[1][1], buf + WRITE_OFF, WRITE_LEN, 0);
+  io_uring_sqe_set_data64(sqe, ud + 1);
+  submit_queued(c, 2);
+  use_op(c, OP_READ)->submitted++;
+  use_op(c, OP_WRITE)->submitted++;
+  reap_expect(c, ud + 1, OP_WRITE, (int)WRITE_LEN);
+  if (pipe_drain(pipes[1][0], ud + 1) != WRITE_LEN) fail("WRITE to the pipe: not all of it arrived");
+  sleep_ms(HAZARD_HOLD_MS);
+  expect_pending(c, "READ on an empty pipe");
+  pipe_feed(pipes[0][1], ud, CHUNK);
+  reap_expect(c, ud, OP_READ, (int)CHUNK);
+  if (!slice_matches(buf, CHUNK, ud))
+    fail("READ user_data=%llu left other data than was fed", (unsigned long long)ud);
+  return ud;
+}
+
+/* COUNT pairs, each in its own 4 KiB. */
+void scenario_hazard_write_read(struct ctx *c) {
+  int pipes[2][2];
+  open_pair_pipes(c, pipes, true);
+  unsigned char *bufs = alloc_blocks((unsigned)c->count);
+  note(c, "GROUND-TRUTH hazard overlaps=%lu overlap_len=%u\n", c->count, WRITE_LEN);
+  for (unsigned long i = 0; i < c->count; i++) {
+    unsigned char *buf = bufs + i * CHUNK;
+    const uint64_t ud = write_read_pair(c, pipes, buf);
+    note(c, "GROUND-TRUTH pair user_data=%llu,%llu addr=%#llx\n", (unsigned long long)ud,
+         (unsigned long long)ud + 1, (unsigned long long)(uintptr_t)(buf + WRITE_OFF));
   }
   free(bufs);
   close_pipe(pipes[0]);

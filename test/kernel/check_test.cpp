@@ -47,6 +47,29 @@ TEST_F(Check, TheSecondIovecOfAReadvIsChecked) {
   EXPECT_EQ(num(h, "len"), gt.value("overlap_len"));
 }
 
+TEST_F(Check, AWriteFromBytesAReadIsFillingIsAHazard) {
+  auto [report, gt] = checked({"hazard-write-read", "2"});
+  const auto& hazards = report.at("hazards");
+  ASSERT_EQ(num(hazards, "overlap"), gt.value("overlaps"));
+  for (const auto& h : hazards.at("records")) {
+    EXPECT_EQ(h.at("first").at("op"), "READ");
+    EXPECT_EQ(h.at("second").at("op"), "WRITE");
+    EXPECT_EQ(num(h, "len"), gt.value("overlap_len"));
+  }
+}
+
+TEST_F(Check, RecvmsgIovecsAreReadFromTheMsghdr) {
+  auto [report, gt] = checked({"hazard-recvmsg", "2"});
+  const auto& hazards = report.at("hazards");
+  ASSERT_EQ(num(hazards, "overlap"), gt.value("overlaps"));
+  for (const auto& h : hazards.at("records")) {
+    EXPECT_EQ(h.at("first").at("op"), "RECVMSG");
+    EXPECT_EQ(h.at("second").at("op"), "RECVMSG");
+    EXPECT_EQ(num(h.at("second"), "index"), gt.value("iovec"));
+    EXPECT_EQ(num(h, "len"), gt.value("overlap_len"));
+  }
+}
+
 TEST_F(Check, MemoryUnmappedUnderAReadIsAUseAfterFree) {
   auto [report, gt] = checked({"hazard-unmap"});
   ASSERT_EQ(num(report.at("hazards"), "unmap"), gt.value("unmaps"));
@@ -55,6 +78,26 @@ TEST_F(Check, MemoryUnmappedUnderAReadIsAUseAfterFree) {
   EXPECT_EQ(num(h, "len"), gt.value("len"));
   EXPECT_GT(num(h, "at_ns"), num(h.at("first"), "submit_ns"));
   EXPECT_FALSE(findings_with_tag(report, "HAZARD-UAF").empty());
+}
+
+TEST_F(Check, MemoryMovedByMremapUnderAReadIsAUseAfterFree) {
+  auto [report, gt] = checked({"hazard-mremap"});
+  gt.find("call", "mremap");
+  ASSERT_EQ(num(report.at("hazards"), "unmap"), gt.value("unmaps"));
+  const auto& h = report.at("hazards").at("records")[0];
+  EXPECT_EQ(h.at("call"), "mremap (moved)");
+  EXPECT_EQ(num(h, "len"), gt.value("len"));
+  EXPECT_FALSE(findings_with_tag(report, "HAZARD-UAF").empty());
+}
+
+TEST_F(Check, ReplacingAFixedBufferInUseIsAHazard) {
+  auto [report, gt] = checked({"hazard-bufupdate"});
+  gt.find("call", "update");
+  ASSERT_EQ(num(report.at("hazards"), "bufreg"), gt.value("bufreg"));
+  const auto& h = report.at("hazards").at("records")[0];
+  EXPECT_EQ(h.at("call"), "IORING_REGISTER_BUFFERS_UPDATE");
+  EXPECT_TRUE(h.at("first").at("fixed").get<bool>());
+  EXPECT_EQ(num(h.at("first"), "index"), 0);
 }
 
 TEST_F(Check, UnregisteringAFixedBufferInUseIsAHazard) {

@@ -9,7 +9,9 @@
 #   node (UV_USE_IO_URING=1)     the reads the script made (docs/guides/fs-bench.js)
 # Per program: its read requests submitted and completed equal the truth, no
 # completion is untracked, and no finding at WARN or above appears that the truth
-# does not explain (BATCH only where strace saw one SQE per submitting call).
+# does not explain (BATCH only where strace saw one SQE per submitting call). Under
+# --check (qemu-img, fio with registered buffers): no hazard, and one range checked per
+# request.
 # Prints "N passed, M failed[, K skipped]"; a program that is not installed is skipped
 # and said so, never passed.
 #
@@ -64,16 +66,21 @@ traced() {
     -e trace=io_uring_enter -o "$work/$name.strace" "$@" >"$work/$name.out" 2>&1
 }
 
-# --check on a program that uses its buffers correctly: no hazard, nothing lost.
+# check_no_hazard NAME REPORT RANGES: --check on a program that uses its buffers
+# correctly: no hazard, nothing lost, and exactly RANGES memory ranges checked (one per
+# request and iovec: silence that checked nothing would prove nothing).
 check_no_hazard() {
-  local name=$1 report=$2
-  if jq -e '.hazards.available and .hazards.overlap + .hazards.bufreg + .hazards.unmap == 0 and
-            .tool_stats.check_drops == 0' "$report" >/dev/null 2>&1; then
+  local name=$1 report=$2 ranges=$3
+  if jq -e --argjson ranges "$ranges" '.hazards.available and
+            .hazards.overlap + .hazards.bufreg + .hazards.unmap == 0 and
+            .hazards.ranges_checked == $ranges and .tool_stats.check_drops == 0' \
+    "$report" >/dev/null 2>&1; then
     passed=$((passed + 1))
-    printf 'ok   %-10s --check: no hazard, no record lost\n' "$name"
+    printf 'ok   %-10s --check: no hazard in %s ranges checked, no record lost\n' "$name" "$ranges"
   else
     failed=$((failed + 1))
-    printf 'FAIL %-10s --check: %s\n' "$name" "$(jq -c '[.hazards | del(.records), .tool_stats.check_drops]' "$report")"
+    printf 'FAIL %-10s --check (want %s ranges): %s\n' "$name" "$ranges" \
+      "$(jq -c '[.hazards | del(.records), .tool_stats.check_drops]' "$report")"
   fi
 }
 
@@ -137,6 +144,14 @@ if command -v qemu-img >/dev/null; then
   else
     check qemu-img "$work/qemu.json" "$count" "$(batch_explained "$work/qemu.strace")"
   fi
+  # --check over its READVs (one iovec each, a buffer per request slot).
+  TRACED_ARGS=--check traced qemu-check qemu-img bench -i io_uring -c 5000 -d 16 -s 4096 \
+    -f raw "$work/disk.img"
+  if [[ $(sqes_consumed "$work/qemu-check.strace") != 5000 ]]; then
+    misbehaved qemu-check "strace counted $(sqes_consumed "$work/qemu-check.strace") SQEs, not 5000"
+  else
+    check_no_hazard qemu-check "$work/qemu-check.json" 5000
+  fi
 else
   skip qemu-img "qemu-img is not installed (Debian package qemu-utils)"
 fi
@@ -181,7 +196,7 @@ if command -v fio >/dev/null; then
     misbehaved fio-check "it wrote no result"
   else
     check fio-check "$work/fio-check.json" "$truth" "$(batch_explained "$work/fio-check.strace")"
-    check_no_hazard fio-check "$work/fio-check.json"
+    check_no_hazard fio-check "$work/fio-check.json" "$truth"
   fi
 else
   skip fio "fio is not installed (Debian package fio)"

@@ -79,6 +79,7 @@ TEST(FeatureTable, EachProgramServesExactlyOneFeature) {
       {"usc_file_get", FeatureId::FileGet},     {"usc_fork", FeatureId::Fork},
       {"usc_fork_exit", FeatureId::Fork},       {"usc_ring_exit", FeatureId::RingExit},
       {"usc_ck_munmap", FeatureId::CheckUnmap}, {"usc_ck_madvise", FeatureId::CheckUnmap},
+      {"usc_ck_mremap", FeatureId::CheckUnmap}, {"usc_ck_mremap_exit", FeatureId::CheckUnmap},
       {"usc_ck_register", FeatureId::CheckBufreg},
   };
   std::size_t listed = 0;

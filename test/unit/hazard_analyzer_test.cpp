@@ -32,6 +32,12 @@ us_check_event range(uint64_t req, uint8_t op, uint64_t addr, uint64_t len, uint
   return e;
 }
 
+// A later iovec of a request whose first one was already recorded.
+us_check_event more(us_check_event e) {
+  e.flags |= US_CKF_MORE;
+  return e;
+}
+
 us_check_event end(uint64_t req, uint64_t at) {
   us_check_event e{};
   e.kind = US_CK_END;
@@ -91,10 +97,24 @@ TEST(HazardAnalyzer, AWriteFromBytesAReadIsFillingIsOne) {
 TEST(HazardAnalyzer, EverySecondIovecIsChecked) {
   // READV's second iovec (index 1) lands in the READ's buffer.
   const HazardInfo h = run({range(1, kRead, 0x1000, 4096, 10), range(2, kReadv, 0x9000, 512, 11, 0),
-                            range(2, kReadv, 0x1400, 1024, 11, 1)});
+                            more(range(2, kReadv, 0x1400, 1024, 11, 1))});
   ASSERT_EQ(h.overlaps, 1u);
   EXPECT_EQ(h.records[0].second->index, 1u);
   EXPECT_EQ(h.records[0].len, 1024u);
+}
+
+TEST(HazardAnalyzer, ALaterIovecKeepsTheEarlierOnesInFlight) {
+  // A RECVMSG into two iovecs, then a READ into the first one's bytes: the second record
+  // must not have ended the first, whatever its index (a registered buffer's, here 3).
+  constexpr uint8_t kRecvmsg = 10;
+  us_check_event first = range(2, kRecvmsg, 0x1000, 512, 10, 0);
+  us_check_event second = more(range(2, kRecvmsg, 0x9000, 512, 10, 3));
+  first.flags |= US_CKF_INTO;
+  second.flags |= US_CKF_INTO;
+  const HazardInfo h = run({first, second, range(3, kRead, 0x1100, 64, 12)});
+  ASSERT_EQ(h.overlaps, 1u);
+  EXPECT_EQ(h.records[0].first.addr, 0x1000u);
+  EXPECT_EQ(h.ranges, 3u);
 }
 
 TEST(HazardAnalyzer, ARecycledRequestAddressEndsTheOldRequest) {
@@ -109,6 +129,27 @@ TEST(HazardAnalyzer, UnmapUnderAnInFlightRequest) {
   EXPECT_EQ(h.records[0].len, 4096u);  // only the part under the request
   EXPECT_EQ(h.records[0].call, "munmap");
   EXPECT_EQ(h.records[0].at_ns, 40u);
+}
+
+TEST(HazardAnalyzer, MremapNamesHowTheRangeWentAway) {
+  us_check_event moved = unmap(0x7000, 8192, 40);
+  moved.opcode = US_CK_MREMAP;
+  moved.aux = US_CK_MREMAP_MOVED;
+  const HazardInfo h = run({range(1, kWrite, 0x7000, 4096, 10), moved, end(1, 50)});
+  ASSERT_EQ(h.unmap, 1u);
+  EXPECT_EQ(h.records[0].call, "mremap (moved)");
+  EXPECT_EQ(h.records[0].len, 4096u);
+
+  us_check_event shrunk = unmap(0x9000, 4096, 40);
+  shrunk.opcode = US_CK_MREMAP;
+  shrunk.aux = US_CK_MREMAP_SHRUNK;
+  // The kept head [0x7000, 0x9000) is no hazard; only the request's bytes in the tail are.
+  const HazardInfo tail = run({range(1, kRead, 0x7000, 0x1000, 10), range(2, kRead, 0x8800, 0x1000, 11),
+                               shrunk, end(1, 50), end(2, 50)});
+  ASSERT_EQ(tail.unmap, 1u);
+  EXPECT_EQ(tail.records[0].call, "mremap (shrunk)");
+  EXPECT_EQ(tail.records[0].addr, 0x9000u);
+  EXPECT_EQ(tail.records[0].len, 0x800u);
 }
 
 TEST(HazardAnalyzer, UnregisteringBuffersUnderAFixedRead) {

@@ -231,7 +231,7 @@ inline const Strings kPrograms618 = {
     "usc_sub_req",  "usc_cqe",         "usc_punt",       "usc_create",   "usc_cqe_ovf",
     "usc_ring_fds", "usc_enter",       "usc_poll_arm",   "usc_task_add", "usc_tw_run",
     "usc_local_tw", "usc_short_write", "usc_req_failed", "usc_sched",    "usc_file_get",
-    "usc_fork",     "usc_ring_exit",   "usc_ck_munmap",  "usc_ck_madvise", "usc_ck_register"};
+    "usc_fork",     "usc_ring_exit",   "usc_ck_munmap",  "usc_ck_madvise", "usc_ck_mremap", "usc_ck_mremap_exit", "usc_ck_register"};
 
 // `programs` without the named ones; a name that is not there is a mistake in the test.
 Strings minus(Strings programs, std::initializer_list<std::string_view> drop);

@@ -125,7 +125,7 @@ TEST(ProbeKernel, SyscallTracepointsToggleEnter) {
   EXPECT_TRUE(contains(feature(without, "enter").detail, "not counted"));
   // --check's syscall detectors go with them.
   EXPECT_EQ(without.programs,
-            minus(kPrograms618, {"usc_enter", "usc_ck_munmap", "usc_ck_madvise", "usc_ck_register"}));
+            minus(kPrograms618, {"usc_enter", "usc_ck_munmap", "usc_ck_madvise", "usc_ck_mremap", "usc_ck_mremap_exit", "usc_ck_register"}));
   EXPECT_EQ(feature_flags(without), all_on_but({"enter", "check_unmap", "check_bufreg"}));
   // enter is not part of the tier decision.
   EXPECT_EQ(without.tier, Tier::Full);

@@ -52,8 +52,9 @@ TEST_F(ReportJson, TopLevelKeysAndIdentity) {
   // In the contract but not measured yet: the key is there so consumers can rely on it,
   // and says "not measured" instead of carrying zeros that would read as "checked, clean".
   // hazards has its counts always; "available" says whether --check was on.
-  EXPECT_EQ(j.at("hazards"), (Json{{"available", false}, {"overlap", 0}, {"bufreg", 0},
-                                   {"unmap", 0}, {"records", Json::array()}}));
+  EXPECT_EQ(j.at("hazards"), (Json{{"available", false}, {"ranges_checked", 0}, {"calls_checked", 0},
+                                   {"overlap", 0}, {"bufreg", 0}, {"unmap", 0},
+                                   {"records", Json::array()}}));
   EXPECT_EQ(j.at("end_to_end"), (Json{{"available", false}}));
 
   EXPECT_EQ(j.at("tool"), "uringscope");
@@ -639,7 +640,8 @@ const std::set<std::string> kKeyPaths = {
     "tool_stats.udata_ambiguous", "tool_stats.udata_evicted", "tool_stats.zc_ambiguous",
     "tool_stats.notif_no_req", "tool_stats.latency_torn", "tool_stats.check_drops",
     "tool_stats.check_unseen",
-    "hazards", "hazards.available", "hazards.overlap", "hazards.bufreg", "hazards.unmap",
+    "hazards", "hazards.available", "hazards.ranges_checked", "hazards.calls_checked",
+    "hazards.overlap", "hazards.bufreg", "hazards.unmap",
     "hazards.records",
     "end_to_end", "end_to_end.available",
     "findings", "findings[]", "findings[].tag", "findings[].severity", "findings[].ring",

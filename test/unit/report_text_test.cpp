@@ -309,6 +309,17 @@ TEST_F(ReportText, ToolLossesShownWhenNonZero) {
   EXPECT_FALSE(contains(render(snap, findings), "tool losses"));
 }
 
+TEST_F(ReportText, CheckLineSaysWhatWasCoveredOnlyWithCheck) {
+  EXPECT_FALSE(contains(text, "--check:"));
+  snap.hazards.checked = true;
+  snap.hazards.ranges = 12345;
+  snap.hazards.calls = 2;
+  snap.hazards.unmap = 1;
+  EXPECT_TRUE(contains(render(snap, findings),
+                       "--check: 12,345 memory ranges of requests and 2 unmap/register calls "
+                       "checked; hazards: overlap 0, buffer change 0, unmap 1"));
+}
+
 TEST_F(ReportText, FindingsInGivenOrderWithSeverityAndFix) {
   auto start = std::find(lines.begin(), lines.end(), "findings");
   ASSERT_NE(start, lines.end());
