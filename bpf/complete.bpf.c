@@ -16,6 +16,7 @@
 #include "bits.bpf.h"
 #include "trace.bpf.h"
 #include "check.bpf.h"
+#include "boundary_cqe.bpf.h"
 #include <bpf/bpf_tracing.h>
 
 #define US_EINTR 4
@@ -286,15 +287,20 @@ static __always_inline void on_complete(void *ctx, __u64 req_addr, __u64 user_da
 	struct us_inflight *w;
 	__u32 ring;
 
+	if (cqe_order == US_CQE_ORDER_UNKNOWN)
+		cqe_order_learn(ctx, user_data);
 	if (cflags & US_CQE_F_NOTIF) {
 		ring = ring_lookup((__u64)ctx);
-		if (ring != US_NO_RING)
+		if (ring != US_NO_RING) {
+			boundary_cqe(ctx, ring);
 			on_zc_notif(ctx, ring, user_data, res, cflags);
+		}
 		return;
 	}
 	if (req_addr) {
 		w = inflight_find(req_addr);
 		if (w && w->user_data == user_data) {
+			boundary_cqe(ctx, w->ring);
 			complete_tracked(ctx, w, res, cflags);
 			return;
 		}
@@ -302,6 +308,7 @@ static __always_inline void on_complete(void *ctx, __u64 req_addr, __u64 user_da
 	ring = ring_lookup((__u64)ctx);
 	if (ring == US_NO_RING)
 		return;
+	boundary_cqe(ctx, ring);
 	w = req_addr ? NULL : find_by_udata(ring, user_data);
 	if (w)
 		complete_tracked(ctx, w, res, cflags);

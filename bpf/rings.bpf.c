@@ -5,6 +5,7 @@
  * that drive it.
  */
 #include "tables.bpf.h"
+#include "boundary.bpf.h"
 #include <bpf/bpf_tracing.h>
 
 /*
@@ -98,6 +99,7 @@ int usc_ring_fds(struct bpf_iter__task_file *it)
 static __always_inline int count_enter(__u32 fd, __u64 to_submit, __u32 flags)
 {
 	bool registered = flags & US_ENTER_REGISTERED_RING;
+	struct io_ring_ctx *ctx;
 	struct us_ring_stats *rs;
 	struct us_ring_info *info;
 	struct file *file;
@@ -110,7 +112,8 @@ static __always_inline int count_enter(__u32 fd, __u64 to_submit, __u32 flags)
 		tool_count(US_TOOL_ENTER_NO_RING);
 		return 0;
 	}
-	ring = ring_lookup((__u64)BPF_CORE_READ(file, private_data));
+	ctx = BPF_CORE_READ(file, private_data);
+	ring = ring_lookup((__u64)ctx);
 	if (ring == US_NO_RING) {
 		tool_count(US_TOOL_ENTER_NO_RING);
 		return 0;
@@ -118,6 +121,9 @@ static __always_inline int count_enter(__u32 fd, __u64 to_submit, __u32 flags)
 	rs = ring_stats_row(ring);
 	if (!rs)
 		return 0;
+	/* Before waiting for more: the CQEs it reaped since its last call are reaped now. */
+	if (rs->counters[US_RC_REAP_WATCH_NS])
+		reap_look(ctx, rs);
 	__sync_fetch_and_add(&rs->counters[US_RC_ENTER_CALLS], 1);
 	/* The SQPOLL thread had gone to sleep and the program had to wake it. */
 	if (flags & US_ENTER_SQ_WAKEUP)

@@ -20,6 +20,7 @@ struct us_threads_map threads SEC(".maps");
 struct us_worker_counts_map worker_counts SEC(".maps");
 struct us_trace_rb_map trace_rb SEC(".maps");
 struct us_check_rb_map check_rb SEC(".maps");
+struct us_ring_timers_map ring_timers SEC(".maps");
 
 const volatile bool filter_tgids = false;
 const volatile __u32 max_rings = US_DEFAULT_MAX_RINGS;
@@ -37,10 +38,12 @@ const volatile bool trace_on = false;
 const volatile bool check_on = false;
 const volatile bool follow_forks = false;
 const volatile __u64 ring_exit_fn = 0;
+const volatile __u32 self_tgid = 0;
 
 __u32 ring_rows = 0;
 __u32 opstat_rows = 0;
 __u32 ring_epoch = 0;
+__u32 cqe_order = US_CQE_ORDER_UNKNOWN;
 __u64 us_tool[US_TOOL__COUNT] = {};
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -150,6 +150,20 @@ struct us_ring_cache_map {
 	__type(value, struct us_ring_cache);
 };
 
+/* The timer that looks at a quiet ring's watched CQE (boundary.bpf.h), one per ring row. */
+struct us_ring_timer {
+	struct bpf_timer timer;
+	__u32 state; /* US_TICK_* */
+	__u32 pad;
+};
+
+struct us_ring_timers_map {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, US_DEFAULT_MAX_RINGS);
+	__type(key, __u32);
+	__type(value, struct us_ring_timer);
+};
+
 extern struct us_ring_ids_map ring_ids SEC(".maps");
 extern struct us_ring_info_map ring_info SEC(".maps");
 extern struct us_ring_stats_map ring_stats SEC(".maps");
@@ -168,6 +182,7 @@ extern struct us_threads_map threads SEC(".maps");
 extern struct us_worker_counts_map worker_counts SEC(".maps");
 extern struct us_trace_rb_map trace_rb SEC(".maps");
 extern struct us_check_rb_map check_rb SEC(".maps");
+extern struct us_ring_timers_map ring_timers SEC(".maps");
 
 /* Set by userspace before load. */
 extern const volatile bool filter_tgids;
@@ -188,11 +203,16 @@ extern const volatile bool check_on;
 extern const volatile bool follow_forks;
 /* Address of io_ring_exit_work (kallsyms), 0 when unreadable: see retire.bpf.c. */
 extern const volatile __u64 ring_exit_fn;
+/* uringscope's own pid (in its namespace): never a target, so the ring it opens to learn
+ * cqe_order is not reported. */
+extern const volatile __u32 self_tgid;
 
 /* Allocation cursors (rows handed out after the catch-all row 0) and tool counters. */
 extern __u32 ring_rows;
 extern __u32 opstat_rows;
 extern __u32 ring_epoch;
+/* enum us_cqe_order (uringscope.h), learned after attach (boundary_cqe.bpf.h). */
+extern __u32 cqe_order;
 extern __u64 us_tool[US_TOOL__COUNT];
 
 static __always_inline void tool_count(enum us_tool_counter c)
@@ -237,6 +257,8 @@ static __always_inline bool is_target_tgid(__u32 tgid)
 	__u32 word = tgid >> 6;
 	__u64 *bits;
 
+	if (self_tgid && tgid == self_tgid)
+		return false;
 	if (!filter_tgids)
 		return true;
 	bits = bpf_map_lookup_elem(&targets, &word);

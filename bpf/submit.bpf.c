@@ -14,6 +14,7 @@
 #include "tables.bpf.h"
 #include "trace.bpf.h"
 #include "check.bpf.h"
+#include "boundary.bpf.h"
 #include <bpf/bpf_tracing.h>
 
 
@@ -126,6 +127,7 @@ static __always_inline void learn_sqpoll_thread(__u32 ring)
 /* req_addr: the io_kiocb address as a number (see tp_arg_bits). */
 static __always_inline void on_submit(struct io_kiocb *req, __u64 req_addr, bool direct)
 {
+	struct io_ring_ctx *ctx;
 	struct us_inflight_bucket *b;
 	struct us_inflight *w;
 	struct us_opstat *os;
@@ -135,8 +137,10 @@ static __always_inline void on_submit(struct io_kiocb *req, __u64 req_addr, bool
 
 	if (!current_is_target())
 		return;
-	ring = ring_of_request(req_ctx(req, direct));
+	ctx = req_ctx(req, direct);
+	ring = ring_of_request(ctx);
 	learn_sqpoll_thread(ring);
+	boundary_look(ctx, ring);
 	opcode = req_opcode(req, direct);
 	row = opstat_for(ring, opcode);
 	os = opstat_row(row);

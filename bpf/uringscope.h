@@ -77,11 +77,40 @@ enum us_ring_counter {
 	US_RC_SQPOLL_OUT_NS,      /* ktime of its current switch-out, 0 while on CPU */
 	US_RC_SQPOLL_SLEEPS,      /* voluntary switch-outs (idle sleeps) of that thread */
 	US_RC_SQPOLL_PREEMPTS,    /* involuntary ones */
+	/* The CQ ring's indices (boundary.bpf.h), sampled at each CQE posted: */
+	US_RC_CQ_DEPTH_SAMPLES,   /* CQEs sampled */
+	US_RC_CQ_DEPTH_SUM,       /* ... sum of the CQEs ready and not reaped, this one included */
+	US_RC_CQ_DEPTH_MAX,
+	/* One CQE at a time is watched until the program's CQ head passes it: */
+	US_RC_REAP_WATCH_NS,      /* ktime it was posted, 0 when none is watched (1: being set) */
+	US_RC_REAP_WATCH_POS,     /* its CQ index */
+	US_RC_REAP_SEEN_NS,       /* last ktime it was seen still unreaped */
+	US_RC_REAPS,              /* watched CQEs seen reaped */
+	US_RC_REAP_LAG_SUM_NS,    /* ... sum of post -> first sight of the head past it */
+	US_RC_REAP_LAG_MAX_NS,
+	US_RC_REAP_GAP_SUM_NS,    /* ... sum of the last-unreaped -> reaped sighting gaps: how
+				   * much earlier each reap could have been (the resolution) */
+	US_RC_REAP_GAP_MAX_NS,
 	US_RC__COUNT,
 };
 
+/* Whether io_uring_complete fires before the kernel's cached CQ tail counts the CQE or
+ * after: it moved between releases, not with the tracepoint's shape, so the complete
+ * program learns it from the NOP uringscope posts on a ring of its own after attaching
+ * (src/loader/cqe_order.h). The boundary waits for it. */
+enum us_cqe_order {
+	US_CQE_ORDER_UNKNOWN,
+	US_CQE_ORDER_BEFORE_TAIL,
+	US_CQE_ORDER_IN_TAIL,
+};
+
+/* A quiet ring's watched CQE is looked at this often (a BPF timer), so its reap is seen
+ * within this much even when no submit, CQE or enter call of the ring comes. */
+#define US_REAP_TICK_NS 1000000ull
+
 struct us_ring_stats {
 	__u64 counters[US_RC__COUNT];
+	__u64 reap_hist[US_HIST_SLOTS]; /* reap lag of the watched CQEs, log2 ns slots */
 };
 
 /* Per (ring, opcode) counters. */

@@ -9,10 +9,13 @@
 
 #include <cstddef>
 
+#include "uringscope/histogram.h"
+
 static_assert(sizeof(us_inflight) == 32, "two ways must share one 64-byte bucket");
 static_assert(sizeof(us_inflight_bucket) == 64);
 static_assert(sizeof(us_udata_slot) == 24);
-static_assert(sizeof(us_ring_stats) == 8 * US_RC__COUNT);
+static_assert(sizeof(us_ring_stats) == 8 * (US_RC__COUNT + US_HIST_SLOTS));
+static_assert(US_HIST_SLOTS == uringscope::kHistBuckets, "log2 slots fill a Histogram");
 static_assert(offsetof(us_opstat, counters) == 8);
 static_assert(offsetof(us_opstat, hist) == 8 + 8 * US_OC__COUNT);
 static_assert(sizeof(us_ring_info) == 64);

@@ -36,10 +36,11 @@ inline constexpr char kTagTool[] = "TOOL";
 inline constexpr char kTagHazard[] = "HAZARD";
 inline constexpr char kTagHazardBufreg[] = "HAZARD-BUFREG";
 inline constexpr char kTagHazardUaf[] = "HAZARD-UAF";
-inline constexpr std::array<std::string_view, 15> kFindingTags = {
+inline constexpr char kTagReapLag[] = "REAP-LAG";
+inline constexpr std::array<std::string_view, 16> kFindingTags = {
     kTagNodata,  kTagOverflow,   kTagPunt,      kTagWorkers, kTagBatch, kTagSqpoll,
     kTagDeferTw, kTagShortWrite, kTagPollRetry, kTagErrors,  kTagLeak,  kTagTool,
-    kTagHazard,  kTagHazardBufreg, kTagHazardUaf,
+    kTagHazard,  kTagHazardBufreg, kTagHazardUaf, kTagReapLag,
 };
 
 struct Evidence {

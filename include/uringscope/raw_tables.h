@@ -37,6 +37,7 @@ struct RawTables {
   std::vector<std::pair<uint32_t, us_thread>> threads;  // tid -> thread, while it lives
   std::vector<std::pair<uint32_t, uint64_t>> worker_counts;  // tgid -> io-wq workers seen
   std::vector<RetiredRing> retired;  // in the order their teardowns ended
+  bool cqe_order_known = false;      // the boundary is measured (loader/cqe_order.h)
 };
 
 }  // namespace uringscope

@@ -215,6 +215,21 @@ struct ProcessWorkers {
 
 enum class RingSource { Create, FdTable, Submit, CatchAll };
 
+// The end-to-end boundary from the CQ ring's own indices (bpf/boundary.bpf.h): how many
+// CQEs wait for the program, and how long the ones watched waited to be reaped.
+struct RingBoundary {
+  uint64_t cq_depth_samples = 0;  // CQEs posted while watched
+  uint64_t cq_depth_sum = 0;      // ... sum of the CQEs ready and unreaped, each included
+  uint64_t cq_depth_max = 0;
+  Histogram reap_lag;             // post -> first sight of the head past it (upper bounds)
+  uint64_t reap_gap_sum_ns = 0;   // how much earlier each reap could have been: the
+  uint64_t reap_gap_max_ns = 0;   // observation's resolution, per reap
+
+  double cq_depth_avg() const;    // 0 when no sample
+  uint64_t reap_gap_mean_ns() const;
+  bool operator==(const RingBoundary&) const = default;
+};
+
 struct Ring {
   uint32_t id = 0;             // report id: order of first sight, from 0
   uint64_t ctx = 0;            // kernel address of the io_ring_ctx (identity only)
@@ -233,6 +248,7 @@ struct Ring {
   RingSource source = RingSource::Submit;
   Counters counters;
   std::vector<OpStats> ops;    // ascending opcode, only opcodes that saw activity
+  RingBoundary boundary;       // all zero when Snapshot::boundary_measured is false
 
   bool sqpoll() const;
   // sched_switch fires only for a thread that runs, so an SQPOLL thread asleep from before
@@ -311,6 +327,8 @@ struct Snapshot {
   LeakInfo leak;
   std::vector<ProcessWorkers> workers;
   HazardInfo hazards;  // --check
+  // The boundary (Ring::boundary) was measured: the kernel's CQE order was learned.
+  bool boundary_measured = false;
 
   // All rings together; filled by aggregate().
   Counters totals;

@@ -88,6 +88,7 @@ KernelInfo attach(Tracer& tracer, const KernelSupport& support, const Targets& t
   if (targets.info.mode != TargetMode::Command) tracer.walk_ring_fds();
   LoadOutcome outcome{tracer.load_rejections(), tracer.attach(), {}};
   outcome.enter_detail = tracer.enter_detail();
+  tracer.learn_cqe_order();
   return kernel_after_load(kernel_info(support, kernel_release()), outcome);
 }
 

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "util/error.h"
+#include "loader/cqe_order.h"
 #include "loader/libbpf_log.h"
 #include "loader/map_copy.h"
 #include "loader/record_buffer.h"
@@ -203,6 +204,7 @@ void Tracer::open_configured(const KernelSupport& support, const std::set<std::s
   set_entries(skel_->maps.free_rings, sizes.max_rings);
   set_entries(skel_->maps.free_opstats, sizes.max_opstats);
   set_entries(skel_->maps.targets, (config_.pid_max + 63) / 64);
+  set_entries(skel_->maps.ring_timers, sizes.max_rings);
   if (config_.trace) set_entries(skel_->maps.trace_rb, config_.trace_bytes);
   if (config_.check) set_entries(skel_->maps.check_rb, config_.check_bytes);
 
@@ -218,6 +220,7 @@ void Tracer::open_configured(const KernelSupport& support, const std::set<std::s
   ro->check_on = config_.check;
   ro->follow_forks = config_.follow;
   ro->ring_exit_fn = support.ring_exit_work;
+  ro->self_tgid = static_cast<uint32_t>(getpid());
 }
 
 void Tracer::add_target(uint32_t tgid) {
@@ -300,6 +303,11 @@ std::vector<AttachFailure> Tracer::attach() {
   return failures;
 }
 
+bool Tracer::learn_cqe_order() {
+  if (skel_->bss->cqe_order == US_CQE_ORDER_UNKNOWN) post_cqe_order_nop();
+  return skel_->bss->cqe_order != US_CQE_ORDER_UNKNOWN;
+}
+
 void Tracer::detach() { links_.clear(); }
 
 void Tracer::drain_trace(const std::function<void(const us_trace_event&)>& sink,
@@ -367,6 +375,7 @@ RawTables Tracer::read_tables(bool with_inflight) const {
   raw.threads = copy_hash<uint32_t, us_thread>(skel_->maps.threads);
   raw.worker_counts = copy_hash<uint32_t, uint64_t>(skel_->maps.worker_counts);
   raw.retired = retired_;
+  raw.cqe_order_known = skel_->bss->cqe_order != US_CQE_ORDER_UNKNOWN;
   return raw;
 }
 

@@ -69,6 +69,9 @@ class Tracer {
   // Optional programs this kernel's verifier refused: they were left out of the load and
   // their features are off for the run.
   const std::vector<AttachFailure>& load_rejections() const { return rejections_; }
+  // Once attached: asks the kernel the CQE order the boundary needs (loader/cqe_order.h).
+  // False when it could not be learned: the boundary is then not measured.
+  bool learn_cqe_order();
   // Detaches everything; the maps stay readable until the Tracer is destroyed.
   void detach();
   // A copy of the tables. The in-flight table (2 MiB by default) is only needed for the

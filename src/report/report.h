@@ -67,6 +67,10 @@ void render_op_details(std::ostream& out, std::span<const OpStats> ops, bool iop
 // turns its off-CPU time into a share of the window, 0 leaves the share out.
 void render_counters(std::ostream& out, const Ring& ring, const std::vector<Finding>& findings,
                      std::string_view indent = "  ", uint64_t window_ns = 0);
+// The ring's CQ depth and reap lag (Ring::boundary), with heading; nothing when the
+// ring posted no CQE while the boundary was measured.
+void render_boundary(std::ostream& out, const Ring& ring, const std::vector<Finding>& findings,
+                     std::string_view indent = "  ");
 // The fidelity note: latency covers tracked requests only. Nothing when all were tracked.
 void render_untracked_note(std::ostream& out, const Counters& counters,
                            std::string_view indent = "  ");

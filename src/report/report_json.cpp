@@ -8,6 +8,7 @@
 #include "uringscope/fields.h"
 #include "uringscope/opcodes.h"
 #include "report/report.h"
+#include "report/boundary_json.h"
 #include "report/hazards_json.h"
 
 namespace uringscope {
@@ -112,9 +113,6 @@ Json run_counters_json(const Snapshot& snap) {
 }  // namespace
 
 Json op_json(const OpStats& op) {
-  const Histogram& h = op.latency;
-  Json hist = Json::array();
-  for (uint64_t b : h.buckets) hist.push_back(b);
   Json out = Json{{"op", opcode_name(op.opcode)}, {"opcode", op.opcode}};
   for (const OpCounterField& field : kOpCounterFields) {
     out[field.name] = op.*field.member;
@@ -126,11 +124,7 @@ Json op_json(const OpStats& op) {
       out["errnos"] = errnos_json(op.errnos);
     }
   }
-  out["avg_ns"] = h.mean_ns();
-  out["p50_ns"] = h.quantile_ns(0.5);
-  out["p99_ns"] = h.quantile_ns(0.99);
-  out["max_ns"] = h.max_ns;
-  out["log2_hist"] = std::move(hist);
+  add_histogram_fields(out, op.latency);
   return out;
 }
 
@@ -191,12 +185,11 @@ Json render_json(const Snapshot& snap, const std::vector<Finding>& findings) {
   Json found = Json::array();
   for (const Finding& f : findings) found.push_back(finding_json(f));
 
-  // end_to_end is in the contract, so the key is always there, but nothing measures it
-  // yet (no liburing uprobes): "available": false says "not measured in this run", where
-  // zeros would read as "checked, none found". hazards always has its counts, with
-  // "available" saying whether --check was on. The leak scan always runs, so leak is
-  // always present and its zeros do mean "none found".
-  const Json not_measured = Json{{"available", false}};
+  // end_to_end is always there: "available": false says "not measured in this run"
+  // (the kernel's CQE order could not be learned), where zeros would read as "measured,
+  // nothing waited". hazards always has its counts, with "available" saying whether
+  // --check was on. The leak scan always runs, so leak is always present and its zeros
+  // do mean "none found".
   return Json{{"tool", "uringscope"},
               {"schema", kJsonSchema},
               {"tool_version", snap.tool_version},
@@ -211,7 +204,7 @@ Json render_json(const Snapshot& snap, const std::vector<Finding>& findings) {
               {"workers", workers_json(snap.workers)},
               {"tool_stats", tool_stats_json(snap.tool)},
               {"hazards", hazards_json(snap.hazards)},
-              {"end_to_end", not_measured},
+              {"end_to_end", end_to_end_json(snap)},
               {"findings", std::move(found)}};
 }
 

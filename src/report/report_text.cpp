@@ -50,6 +50,7 @@ void render_ring(std::ostream& out, const Ring& ring, const std::vector<Finding>
     }
   }
   render_counters(out, ring, findings, "  ", window_ns);
+  render_boundary(out, ring, findings);
   render_untracked_note(out, ring.counters);
 }
 

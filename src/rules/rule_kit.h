@@ -60,5 +60,6 @@ void rule_errors(const Snapshot& snapshot, std::vector<Finding>& out);
 void rule_leak(const Snapshot& snapshot, std::vector<Finding>& out);
 void rule_tool(const Snapshot& snapshot, std::vector<Finding>& out);
 void rule_hazard(const Snapshot& snapshot, std::vector<Finding>& out);
+void rule_reap_lag(const Snapshot& snapshot, std::vector<Finding>& out);
 
 }  // namespace uringscope::rules

@@ -159,6 +159,18 @@ constexpr std::array<Threshold, kThresholdCount> kThresholds = {{
      "The set must never fall more than a tenth below its largest size so far: a set that "
      "drains back is served, only slowly, which latency shows, not a leak. A tenth leaves "
      "room for the few requests of a leaking program that do complete."},
+    {ThresholdId::ReapLagP99, kTagReapLag, "reap_lag_p99", 20.0, "ms",
+     "A CQE the program has not reaped is a request the kernel finished and the program "
+     "still waits for: the lag adds to that request's latency as the program sees it. An "
+     "event loop that reaps every iteration shows microseconds to a few milliseconds: "
+     "measured here, fio and Node's libuv under load reach p99 3-5 ms and maxima of 7 ms, "
+     "when other threads hold the CPUs. 20 ms is beyond what waiting for a CPU explains "
+     "(the scheduler's latency target is 6-24 ms by CPU count, and a runnable loop is "
+     "seldom made to wait all of it), and twenty times the 1 ms tick at which a quiet "
+     "ring is looked at: past it, the loop itself left its completions waiting."},
+    {ThresholdId::ReapLagMinWatched, kTagReapLag, "reap_lag_min_watched", 20.0, "CQEs",
+     "CQEs watched on the ring before its p99 means anything: below 20 the p99 is the one "
+     "or two slowest reaps, which a single stall (a page fault, a preemption) makes."},
 }};
 
 constexpr bool ids_match_positions() {

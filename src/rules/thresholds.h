@@ -39,8 +39,10 @@ enum class ThresholdId : uint8_t {
   LeakGrowthMinSharePct,
   LeakGrowthMinRisingPct,
   LeakGrowthMaxDipPct,
+  ReapLagP99,
+  ReapLagMinWatched,
 };
-inline constexpr std::size_t kThresholdCount = 26;
+inline constexpr std::size_t kThresholdCount = 28;
 
 struct Threshold {
   ThresholdId id;

@@ -106,6 +106,15 @@ OpStats& OpStats::operator+=(const OpStats& other) {
 
 bool Ring::sqpoll() const { return setup_flags & kSetupSqpoll; }
 
+double RingBoundary::cq_depth_avg() const {
+  return cq_depth_samples ? static_cast<double>(cq_depth_sum) / static_cast<double>(cq_depth_samples) : 0.0;
+}
+
+uint64_t RingBoundary::reap_gap_mean_ns() const {
+  const uint64_t reaps = reap_lag.count();
+  return reaps ? reap_gap_sum_ns / reaps : 0;
+}
+
 bool Ring::sqpoll_thread_seen_running() const {
   return counters.submissions > 0 || counters.sqpoll_sleeps > 0 ||
          counters.sqpoll_preempts > 0 || counters.sqpoll_offcpu_ns > 0;

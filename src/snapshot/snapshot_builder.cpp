@@ -86,6 +86,18 @@ void derive_ring_counters(Ring& ring, const us_ring_stats& stats, uint64_t end_n
   c.rings_created = ring.source == RingSource::Create ? 1 : 0;
 }
 
+void derive_boundary(RingBoundary& b, const us_ring_stats& stats) {
+  const auto& r = stats.counters;
+  b.cq_depth_samples = r[US_RC_CQ_DEPTH_SAMPLES];
+  b.cq_depth_sum = r[US_RC_CQ_DEPTH_SUM];
+  b.cq_depth_max = r[US_RC_CQ_DEPTH_MAX];
+  std::copy(std::begin(stats.reap_hist), std::end(stats.reap_hist), b.reap_lag.buckets.begin());
+  b.reap_lag.sum_ns = r[US_RC_REAP_LAG_SUM_NS];
+  b.reap_lag.max_ns = r[US_RC_REAP_LAG_MAX_NS];
+  b.reap_gap_sum_ns = r[US_RC_REAP_GAP_SUM_NS];
+  b.reap_gap_max_ns = r[US_RC_REAP_GAP_MAX_NS];
+}
+
 bool ring_has_activity(const Ring& ring) {
   const Counters& c = ring.counters;
   return !ring.ops.empty() || c.enter_calls || c.completions || c.cq_overflows ||
@@ -246,6 +258,7 @@ Ring ring_of(uint32_t row, const us_ring_info& info, const us_ring_stats& stats,
   ring.source = source_of(row, info.source);
   ring.ops = std::move(ops);
   derive_ring_counters(ring, stats, end_ns);
+  derive_boundary(ring.boundary, stats);
   return ring;
 }
 
@@ -317,6 +330,7 @@ Snapshot build_snapshot(const RawTables& raw, SnapshotContext context) {
   scan_leaks(snap, raw, id_of_row, id_of_retired, context);
 
   for (const ToolField& field : kToolFields) snap.tool.*field.member = raw.tool[field.abi];
+  snap.boundary_measured = raw.cqe_order_known;
   aggregate(snap);
   return snap;
 }

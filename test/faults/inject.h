@@ -237,6 +237,9 @@ void scenario_ring_churn(struct ctx *c);
 void prepare_trace_instance(struct ctx *c);
 void scenario_pollretry_file(struct ctx *c);
 
+// scenarios_boundary.c
+void scenario_reap_lag(struct ctx *c);
+
 // scenarios_hazards.c: the helpers of both hazard files, then its scenarios
 // reap_expect(): any result will do (the scenario records it).
 #define ANY_RES (-100000)

@@ -298,6 +298,16 @@ score ring-churn cmd none "" "" "ring-churn 50" \
   "[.rings[] | select(.pid != \$gt[\"pid\"])] | length == 0 @@ no ring of the process beside" \
   ".tool_stats.rings_full == 0 and .tool_stats.opstats_full == 0 @@ no table ran out of rows"
 
+# The boundary from the CQ ring's indices: every CQE the injector holds 50 ms is watched,
+# and its lag is the hold, within the resolution the report states.
+R0=".end_to_end.rings[0]"
+score reap-lag cmd REAP-LAG "" "" "reap-lag 30" \
+  ".end_to_end.available == true and .end_to_end.source == \"ring_index\" @@ measured from the ring's indices" \
+  "$R0.reap_lag.watched >= \$gt[\"reap.cqes\"] - 1 and $R0.reap_lag.watched <= \$gt[\"reap.cqes\"] @@ every held CQE watched (the last may go with its ring)" \
+  "$R0.reap_lag.avg_ns >= \$gt[\"reap.hold_min_us\"] * 1000 @@ lag no shorter than the hold" \
+  "$R0.reap_lag.avg_ns <= \$gt[\"reap.hold_max_us\"] * 1000 + $R0.reap_lag.resolution_max_ns + 2000000 @@ lag within the hold plus the stated resolution" \
+  "$R0.cq_depth.max == 1 @@ one CQE waiting at a time"
+
 # --check: the hazard scenarios must be found, exactly, and the clean ones stay silent.
 # Each in-flight pair, unmap or unregister is held in flight on an empty pipe, so the
 # hazard is real. POLL-RETRY (INFO) may accompany them; BATCH fires on the one-request-

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-3-Clause) */
+/*
+ * The end-to-end boundary from the CQ ring's own indices, for any program (liburing or
+ * not, inlined or not): the kernel's cached tail says where each CQE is posted, the
+ * head the program writes says which it has reaped. Both are read wherever a program of
+ * ours already runs for the ring:
+ *
+ *   CQ depth    at each CQE posted: CQEs ready and not yet reaped, this one included
+ *   reap lag    one CQE at a time is watched, from its post until the head is seen past
+ *               it, at the ring's next CQE, submit or io_uring_enter() call, or on a BPF
+ *               timer every US_REAP_TICK_NS while nothing else comes. The lag is an upper
+ *               bound; the gap since the last sighting of it unreaped is how much earlier
+ *               the reap could have been, summed and maximised beside it.
+ *
+ * Watching one CQE at a time keeps the cost flat (one compare per event when none is
+ * watched, one head read when one is) and samples the CQEs of a busy ring, not all of
+ * them.
+ */
+#ifndef URINGSCOPE_BOUNDARY_BPF_H
+#define URINGSCOPE_BOUNDARY_BPF_H
+
+#include "tables.bpf.h"
+#include "bits.bpf.h"
+
+#define US_WATCH_SETTING 1 /* US_RC_REAP_WATCH_NS while a CPU fills in the watch */
+
+enum { US_TICK_UNINIT, US_TICK_IDLE, US_TICK_RUNNING };
+
+/* The head is past the watched CQE: its lag goes in the histogram, the watch ends. */
+static __always_inline void reap_seen(struct us_ring_stats *rs, __u64 posted, __u64 now)
+{
+	__u64 lag = now - posted;
+	__u64 seen = rs->counters[US_RC_REAP_SEEN_NS];
+	__u64 gap = seen > posted && seen < now ? now - seen : lag;
+
+	if (__sync_val_compare_and_swap(&rs->counters[US_RC_REAP_WATCH_NS], posted, 0) != posted)
+		return; /* another CPU saw it first */
+	__sync_fetch_and_add(&rs->reap_hist[hist_slot(lag)], 1);
+	__sync_fetch_and_add(&rs->counters[US_RC_REAPS], 1);
+	__sync_fetch_and_add(&rs->counters[US_RC_REAP_LAG_SUM_NS], lag);
+	__sync_fetch_and_add(&rs->counters[US_RC_REAP_GAP_SUM_NS], gap);
+	counter_max(&rs->counters[US_RC_REAP_LAG_MAX_NS], lag);
+	counter_max(&rs->counters[US_RC_REAP_GAP_MAX_NS], gap);
+}
+
+/* Whether the program has reaped the watched CQE yet; true when nothing is watched. */
+static __always_inline bool reap_look(struct io_ring_ctx *ctx, struct us_ring_stats *rs)
+{
+	__u64 posted = rs->counters[US_RC_REAP_WATCH_NS];
+	__u64 now;
+	__u32 head;
+
+	if (posted <= US_WATCH_SETTING)
+		return posted == 0;
+	head = BPF_CORE_READ(ctx, rings, cq.head);
+	now = bpf_ktime_get_ns();
+	if ((__s32)(head - (__u32)rs->counters[US_RC_REAP_WATCH_POS]) > 0) {
+		reap_seen(rs, posted, now);
+		return true;
+	}
+	rs->counters[US_RC_REAP_SEEN_NS] = now;
+	return false;
+}
+
+/* A submit or io_uring_enter() of the ring: is the watched CQE reaped by now? */
+static __always_inline void boundary_look(struct io_ring_ctx *ctx, __u32 ring)
+{
+	struct us_ring_stats *rs = ring_stats_row(ring);
+
+	if (rs && rs->counters[US_RC_REAP_WATCH_NS])
+		reap_look(ctx, rs);
+}
+
+#endif /* URINGSCOPE_BOUNDARY_BPF_H */

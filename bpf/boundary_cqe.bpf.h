@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-3-Clause) */
+/*
+ * The boundary at each CQE posted (boundary.bpf.h has the method): the CQ depth, the
+ * start of a watch, and the timer that keeps looking at a quiet ring's watched CQE.
+ * Only complete.bpf.c includes this: a BPF timer's callback must be in the object of
+ * the program that sets it.
+ */
+#ifndef URINGSCOPE_BOUNDARY_CQE_BPF_H
+#define URINGSCOPE_BOUNDARY_CQE_BPF_H
+
+#include "boundary.bpf.h"
+
+#define US_CLOCK_MONOTONIC 1
+/* uringscope's own NOP on its own ring, after attaching (src/loader/cqe_order.cpp). */
+#define US_CQE_ORDER_USER_DATA 0x7573632d6f726472ull /* "usc-ordr" */
+
+/* The first CQE of uringscope's own fresh ring: a cached tail of 1 already counts it. */
+static __always_inline void cqe_order_learn(struct io_ring_ctx *ctx, __u64 user_data)
+{
+	__u32 tail;
+
+	if (user_data != US_CQE_ORDER_USER_DATA || !self_tgid || current_tgid() != self_tgid)
+		return;
+	tail = BPF_CORE_READ(ctx, cached_cq_tail);
+	if (tail <= 1)
+		cqe_order = tail ? US_CQE_ORDER_IN_TAIL : US_CQE_ORDER_BEFORE_TAIL;
+}
+
+static int reap_tick(void *map, __u32 *key, struct us_ring_timer *t)
+{
+	__u32 ring = *key;
+	struct us_ring_info *info = bpf_map_lookup_elem(&ring_info, &ring);
+	struct us_ring_stats *rs = ring_stats_row(ring);
+
+	if (!info || !rs || !info->ctx || reap_look((struct io_ring_ctx *)info->ctx, rs)) {
+		t->state = US_TICK_IDLE;
+		return 0;
+	}
+	bpf_timer_start(&t->timer, US_REAP_TICK_NS, 0);
+	return 0;
+}
+
+static __always_inline void tick_start(__u32 ring)
+{
+	struct us_ring_timer *t = bpf_map_lookup_elem(&ring_timers, &ring);
+
+	if (!t || t->state == US_TICK_RUNNING)
+		return;
+	if (t->state == US_TICK_UNINIT) {
+		/* -EBUSY: another CPU initialised it first, which is as good. */
+		bpf_timer_init(&t->timer, &ring_timers, US_CLOCK_MONOTONIC);
+		if (bpf_timer_set_callback(&t->timer, reap_tick))
+			return;
+	}
+	t->state = US_TICK_RUNNING;
+	if (bpf_timer_start(&t->timer, US_REAP_TICK_NS, 0))
+		t->state = US_TICK_IDLE;
+}
+
+/* A CQE posted on ring `ring`: sample the depth; watch it if no other CQE is watched. */
+static __always_inline void boundary_cqe(struct io_ring_ctx *ctx, __u32 ring)
+{
+	struct us_ring_stats *rs;
+	__u32 tail, head, depth;
+	__u64 now;
+
+	if (cqe_order == US_CQE_ORDER_UNKNOWN || ring == US_RING_CATCHALL)
+		return;
+	rs = ring_stats_row(ring);
+	if (!rs)
+		return;
+	tail = BPF_CORE_READ(ctx, cached_cq_tail);
+	if (cqe_order == US_CQE_ORDER_BEFORE_TAIL)
+		tail++;
+	head = BPF_CORE_READ(ctx, rings, cq.head);
+	depth = tail - head;
+	/* A full CQ: this CQE goes to the overflow list, not to slot tail - 1. */
+	if (depth > BPF_CORE_READ(ctx, cq_entries))
+		return;
+	__sync_fetch_and_add(&rs->counters[US_RC_CQ_DEPTH_SAMPLES], 1);
+	__sync_fetch_and_add(&rs->counters[US_RC_CQ_DEPTH_SUM], depth);
+	counter_max(&rs->counters[US_RC_CQ_DEPTH_MAX], depth);
+	if (!reap_look(ctx, rs))
+		return; /* the one watched is still waiting */
+	if (__sync_val_compare_and_swap(&rs->counters[US_RC_REAP_WATCH_NS], 0, US_WATCH_SETTING))
+		return;
+	now = bpf_ktime_get_ns();
+	rs->counters[US_RC_REAP_WATCH_POS] = tail - 1;
+	rs->counters[US_RC_REAP_SEEN_NS] = now;
+	rs->counters[US_RC_REAP_WATCH_NS] = now;
+	tick_start(ring);
+}
+
+#endif /* URINGSCOPE_BOUNDARY_CQE_BPF_H */

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+// REAP-LAG on hand-made boundaries, and the end_to_end JSON and boundary text they come
+// with.
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <string>
+
+#include "report/boundary_json.h"
+#include "report/report.h"
+#include "uringscope/findings.h"
+
+namespace uringscope {
+namespace {
+
+constexpr uint64_t kMs = 1'000'000;
+
+// `n` reaps of `lag_ns` each, every one seen within `gap_ns`.
+Ring ring_with_reaps(uint64_t n, uint64_t lag_ns, uint64_t gap_ns = 500'000) {
+  Ring ring{.id = 3};
+  ring.boundary.cq_depth_samples = n;
+  ring.boundary.cq_depth_sum = n;
+  ring.boundary.cq_depth_max = 1;
+  std::size_t slot = 0;
+  while (slot + 1 < kHistBuckets && bucket_upper_ns(slot) <= lag_ns) ++slot;
+  ring.boundary.reap_lag.buckets[slot] = n;
+  ring.boundary.reap_lag.sum_ns = n * lag_ns;
+  ring.boundary.reap_lag.max_ns = lag_ns;
+  ring.boundary.reap_gap_sum_ns = n * gap_ns;
+  ring.boundary.reap_gap_max_ns = gap_ns;
+  return ring;
+}
+
+Snapshot measured(std::vector<Ring> rings) {
+  Snapshot snap;
+  snap.boundary_measured = true;
+  snap.rings = std::move(rings);
+  aggregate(snap);
+  return snap;
+}
+
+std::vector<Finding> reap_lag_findings(const Snapshot& snap) {
+  std::vector<Finding> out;
+  for (const Finding& f : evaluate(snap))
+    if (f.tag == kTagReapLag) out.push_back(f);
+  return out;
+}
+
+TEST(ReapLag, WarnsWhenTheP99IsPastTheThreshold) {
+  const auto found = reap_lag_findings(measured({ring_with_reaps(30, 50 * kMs)}));
+  ASSERT_EQ(found.size(), 1u);
+  const Finding& f = found[0];
+  EXPECT_EQ(f.severity, Severity::Warn);
+  EXPECT_EQ(f.ring, 3u);
+  EXPECT_NE(f.message.find("ring #3"), std::string::npos) << f.message;
+  EXPECT_NE(f.suggestion.find("wait_nr"), std::string::npos);
+  bool has_source = false;
+  for (const Evidence& e : f.evidence) {
+    if (e.key == "source") has_source = std::get<std::string>(e.value) == "ring_index";
+    if (e.key == "watched") EXPECT_EQ(std::get<int64_t>(e.value), 30);
+    if (e.key == "resolution_max_ns") EXPECT_EQ(std::get<int64_t>(e.value), 500'000);
+  }
+  EXPECT_TRUE(has_source);
+}
+
+TEST(ReapLag, SilentBelowTheThresholdOrWithFewCqesOrUnmeasured) {
+  EXPECT_TRUE(reap_lag_findings(measured({ring_with_reaps(1000, 200'000)})).empty());
+  EXPECT_TRUE(reap_lag_findings(measured({ring_with_reaps(19, 50 * kMs)})).empty());
+  Snapshot unmeasured = measured({ring_with_reaps(30, 50 * kMs)});
+  unmeasured.boundary_measured = false;
+  EXPECT_TRUE(reap_lag_findings(unmeasured).empty());
+}
+
+TEST(EndToEndJson, NotMeasuredSaysSoAndNothingElse) {
+  Snapshot snap;
+  EXPECT_EQ(end_to_end_json(snap), (nlohmann::ordered_json{{"available", false}}));
+}
+
+TEST(EndToEndJson, PerRingDepthAndLagWithTheResolution) {
+  Ring quiet{.id = 1};  // posted nothing while watched: no entry
+  const auto j = end_to_end_json(measured({ring_with_reaps(30, 50 * kMs, 400'000), quiet}));
+  EXPECT_TRUE(j.at("available").get<bool>());
+  EXPECT_EQ(j.at("source"), "ring_index");
+  EXPECT_EQ(j.at("tick_ns"), 1'000'000);
+  ASSERT_EQ(j.at("rings").size(), 1u);
+  const auto& r = j.at("rings")[0];
+  EXPECT_EQ(r.at("ring"), 3);
+  EXPECT_EQ(r.at("cq_depth").at("samples"), 30);
+  EXPECT_DOUBLE_EQ(r.at("cq_depth").at("avg").get<double>(), 1.0);
+  EXPECT_EQ(r.at("reap_lag").at("watched"), 30);
+  EXPECT_EQ(r.at("reap_lag").at("avg_ns"), 50 * kMs);
+  EXPECT_EQ(r.at("reap_lag").at("max_ns"), 50 * kMs);
+  EXPECT_EQ(r.at("reap_lag").at("resolution_avg_ns"), 400'000);
+  EXPECT_EQ(r.at("reap_lag").at("log2_hist").size(), kHistBuckets);
+}
+
+TEST(BoundaryText, DepthAndLagLinesMarkedByTheFinding) {
+  const Snapshot snap = measured({ring_with_reaps(30, 50 * kMs)});
+  std::ostringstream out;
+  render_boundary(out, snap.rings[0], evaluate(snap));
+  const std::string text = out.str();
+  EXPECT_NE(text.find("boundary (from the CQ ring's indices)"), std::string::npos) << text;
+  EXPECT_NE(text.find("avg 1.0, max 1 CQEs ready and not reaped (30 CQEs)"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("max 50ms (30 CQEs watched"), std::string::npos) << text;
+  EXPECT_NE(text.find("<-- !"), std::string::npos) << text;  // the REAP-LAG marker
+  std::ostringstream none;
+  render_boundary(none, Ring{}, {});
+  EXPECT_EQ(none.str(), "");
+}
+
+}  // namespace
+}  // namespace uringscope
