@@ -65,8 +65,11 @@ static __always_inline bool reap_look(struct io_ring_ctx *ctx, struct us_ring_st
 /* A submit or io_uring_enter() of the ring: is the watched CQE reaped by now? */
 static __always_inline void boundary_look(struct io_ring_ctx *ctx, __u32 ring)
 {
-	struct us_ring_stats *rs = ring_stats_row(ring);
+	struct us_ring_stats *rs;
 
+	if (!boundary_on)
+		return;
+	rs = ring_stats_row(ring);
 	if (rs && rs->counters[US_RC_REAP_WATCH_NS])
 		reap_look(ctx, rs);
 }

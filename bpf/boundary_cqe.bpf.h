@@ -64,7 +64,7 @@ static __always_inline void boundary_cqe(struct io_ring_ctx *ctx, __u32 ring)
 	__u32 tail, head, depth;
 	__u64 now;
 
-	if (cqe_order == US_CQE_ORDER_UNKNOWN || ring == US_RING_CATCHALL)
+	if (!boundary_on || cqe_order == US_CQE_ORDER_UNKNOWN || ring == US_RING_CATCHALL)
 		return;
 	rs = ring_stats_row(ring);
 	if (!rs)

@@ -287,7 +287,7 @@ static __always_inline void on_complete(void *ctx, __u64 req_addr, __u64 user_da
 	struct us_inflight *w;
 	__u32 ring;
 
-	if (cqe_order == US_CQE_ORDER_UNKNOWN)
+	if (boundary_on && cqe_order == US_CQE_ORDER_UNKNOWN)
 		cqe_order_learn(ctx, user_data);
 	if (cflags & US_CQE_F_NOTIF) {
 		ring = ring_lookup((__u64)ctx);

@@ -122,7 +122,7 @@ static __always_inline int count_enter(__u32 fd, __u64 to_submit, __u32 flags)
 	if (!rs)
 		return 0;
 	/* Before waiting for more: the CQEs it reaped since its last call are reaped now. */
-	if (rs->counters[US_RC_REAP_WATCH_NS])
+	if (boundary_on && rs->counters[US_RC_REAP_WATCH_NS])
 		reap_look(ctx, rs);
 	__sync_fetch_and_add(&rs->counters[US_RC_ENTER_CALLS], 1);
 	/* The SQPOLL thread had gone to sleep and the program had to wake it. */

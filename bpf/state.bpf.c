@@ -39,6 +39,7 @@ const volatile bool check_on = false;
 const volatile bool follow_forks = false;
 const volatile __u64 ring_exit_fn = 0;
 const volatile __u32 self_tgid = 0;
+const volatile bool boundary_on = false;
 
 __u32 ring_rows = 0;
 __u32 opstat_rows = 0;

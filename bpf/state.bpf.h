@@ -206,6 +206,9 @@ extern const volatile __u64 ring_exit_fn;
 /* uringscope's own pid (in its namespace): never a target, so the ring it opens to learn
  * cqe_order is not reported. */
 extern const volatile __u32 self_tgid;
+/* --boundary: CQ depth and reap lag (boundary.bpf.h). Off, its calls are dead code: it
+ * costs about a NOP's worth per request today (docs/overhead.md), so it is opt-in. */
+extern const volatile bool boundary_on;
 
 /* Allocation cursors (rows handed out after the catch-all row 0) and tool counters. */
 extern __u32 ring_rows;

@@ -181,6 +181,9 @@ void add_view_options(CLI::App& app, Options& opts, Raw& raw) {
   app.add_flag("--check", opts.check,
                "Hazard mode (more overhead): in-flight requests whose memory overlaps, "
                "registered buffers changed and memory unmapped under a request");
+  app.add_flag("--boundary", opts.boundary,
+               "Also time the CQ ring between kernel and program: CQ depth and reap lag per "
+               "ring (more overhead)");
   app.add_flag("--list-ops", opts.list_ops,
                "The io_uring opcode table, marking which ops this kernel has");
   app.add_flag("-v,--verbose", opts.verbose, "Show libbpf and BPF verifier messages");

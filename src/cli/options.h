@@ -33,6 +33,7 @@ struct Options {
   std::optional<ListenAddress> metrics;  // --metrics [ADDR]:PORT, parsed
   std::optional<std::string> trace;  // --trace FILE: per-request timeline
   bool check = false;                // --check: hazard mode (long form only)
+  bool boundary = false;             // --boundary: CQ depth and reap lag (opt-in: its cost)
   bool version = false;              // --version
   bool help = false;                 // -h/--help (help_text holds the text)
   std::string help_text;

@@ -78,6 +78,7 @@ TracerConfig tracer_config(const Options& opts, const Targets& targets, const Ta
   config.trace = opts.trace.has_value();
   config.follow = opts.follow;
   config.check = opts.check;
+  config.boundary = opts.boundary;
   return config;
 }
 

@@ -221,6 +221,7 @@ void Tracer::open_configured(const KernelSupport& support, const std::set<std::s
   ro->follow_forks = config_.follow;
   ro->ring_exit_fn = support.ring_exit_work;
   ro->self_tgid = static_cast<uint32_t>(getpid());
+  ro->boundary_on = config_.boundary;
 }
 
 void Tracer::add_target(uint32_t tgid) {
@@ -304,6 +305,7 @@ std::vector<AttachFailure> Tracer::attach() {
 }
 
 bool Tracer::learn_cqe_order() {
+  if (!config_.boundary) return false;
   if (skel_->bss->cqe_order == US_CQE_ORDER_UNKNOWN) post_cqe_order_nop();
   return skel_->bss->cqe_order != US_CQE_ORDER_UNKNOWN;
 }

@@ -41,6 +41,7 @@ struct TracerConfig {
   bool follow = false;         // -f: children forked by targets become targets
   bool check = false;          // --check: stream what requests target (hazard analysis)
   uint32_t check_bytes = US_DEFAULT_CHECK_BYTES;  // its ring buffer size, a power of two
+  bool boundary = false;       // --boundary: CQ depth and reap lag (bpf/boundary.bpf.h)
 };
 
 class Tracer {
@@ -69,8 +70,9 @@ class Tracer {
   // Optional programs this kernel's verifier refused: they were left out of the load and
   // their features are off for the run.
   const std::vector<AttachFailure>& load_rejections() const { return rejections_; }
-  // Once attached: asks the kernel the CQE order the boundary needs (loader/cqe_order.h).
-  // False when it could not be learned: the boundary is then not measured.
+  // Once attached, with --boundary: asks the kernel the CQE order the boundary needs
+  // (loader/cqe_order.h). False without --boundary or when it could not be learned: the
+  // boundary is then not measured.
   bool learn_cqe_order();
   // Detaches everything; the maps stay readable until the Tracer is destroyed.
   void detach();

@@ -301,6 +301,7 @@ score ring-churn cmd none "" "" "ring-churn 50" \
 # The boundary from the CQ ring's indices: every CQE the injector holds 50 ms is watched,
 # and its lag is the hold, within the resolution the report states.
 R0=".end_to_end.rings[0]"
+SCORE_ARGS=--boundary \
 score reap-lag cmd REAP-LAG "" "" "reap-lag 30" \
   ".end_to_end.available == true and .end_to_end.source == \"ring_index\" @@ measured from the ring's indices" \
   "$R0.reap_lag.watched >= \$gt[\"reap.cqes\"] - 1 and $R0.reap_lag.watched <= \$gt[\"reap.cqes\"] @@ every held CQE watched (the last may go with its ring)" \

@@ -11,7 +11,12 @@ using harness::num;
 
 namespace {
 
-class Boundary : public harness::KernelTest {};
+class Boundary : public harness::KernelTest {
+ protected:
+  std::pair<nlohmann::json, harness::GroundTruth> bounded(const std::vector<std::string>& args) {
+    return run_scenario(args, 0, {}, {"--boundary"});
+  }
+};
 
 const nlohmann::json& ring_entry(const nlohmann::json& report) {
   const auto& rings = report.at("end_to_end").at("rings");
@@ -20,7 +25,7 @@ const nlohmann::json& ring_entry(const nlohmann::json& report) {
 }
 
 TEST_F(Boundary, HeldCqesShowAsReapLagWithinTheStatedResolution) {
-  auto [report, gt] = run_scenario({"reap-lag", "30"});
+  auto [report, gt] = bounded({"reap-lag", "30"});
   const auto& e2e = report.at("end_to_end");
   ASSERT_TRUE(e2e.at("available").get<bool>()) << e2e.dump();
   EXPECT_EQ(e2e.at("source"), "ring_index");
@@ -45,7 +50,7 @@ TEST_F(Boundary, HeldCqesShowAsReapLagWithinTheStatedResolution) {
 }
 
 TEST_F(Boundary, CqesReapedAtOnceAreNoLag) {
-  auto [report, gt] = run_scenario({"clean", "1024"});
+  auto [report, gt] = bounded({"clean", "1024"});
   const auto& entry = ring_entry(report);
   EXPECT_GT(num(entry.at("reap_lag"), "watched"), 0);
   EXPECT_LT(num(entry.at("reap_lag"), "p99_ns"), 20'000'000) << entry.dump();  // reap_lag_p99
@@ -53,6 +58,12 @@ TEST_F(Boundary, CqesReapedAtOnceAreNoLag) {
   EXPECT_GE(num(entry.at("cq_depth"), "max"), 1);
   EXPECT_LE(num(entry.at("cq_depth"), "max"), 32);
   EXPECT_EQ(num(entry.at("cq_depth"), "samples"), 1024);
+  EXPECT_TRUE(findings_with_tag(report, "REAP-LAG").empty());
+}
+
+TEST_F(Boundary, OffWithoutTheFlag) {
+  auto [report, gt] = run_scenario({"reap-lag", "20"});
+  EXPECT_EQ(report.at("end_to_end"), (nlohmann::json{{"available", false}}));
   EXPECT_TRUE(findings_with_tag(report, "REAP-LAG").empty());
 }
 
