@@ -11,12 +11,16 @@
  *            usc_cqe_old      io_uring_complete(ctx, user_data, res, cflags) 5.15-5.17
  *   overflow usc_cqe_ovf      io_uring_cqe_overflow(ctx, user_data, res, cflags, ocqe)
  *                                                                            5.19+
+ *
+ * CQEs without a request pointer first take the request io_req_post_cqe was posting
+ * them for (aux_req.bpf.h), then fall back to the (ring, user_data) index.
  */
 #include "tables.bpf.h"
 #include "bits.bpf.h"
 #include "trace.bpf.h"
 #include "check.bpf.h"
 #include "boundary_cqe.bpf.h"
+#include "aux_req.bpf.h"
 #include <bpf/bpf_tracing.h>
 
 #define US_EINTR 4
@@ -277,14 +281,25 @@ static __always_inline void on_zc_notif(void *ring_ctx, __u32 ring, __u64 user_d
 	end_tracked(os, w);
 }
 
+/* The tracked request behind req_addr, if its entry still names this user_data (an
+ * io_kiocb is reused as soon as its request ends). */
+static __always_inline struct us_inflight *tracked_by_req(__u64 req_addr, __u64 user_data)
+{
+	struct us_inflight *w = inflight_find(req_addr);
+
+	return w && w->user_data == user_data ? w : NULL;
+}
+
 /*
- * req_addr is 0 for CQEs without a request: aux CQEs (multishot intermediates on 6.13+,
- * MSG_RING targets) and every CQE on 5.15-5.17. Those are found by (ring, user_data).
+ * req_addr is 0 for CQEs without a request: aux CQEs (multishot intermediates, MSG_RING
+ * targets) and every CQE on 5.15-5.17. Those take the request io_req_post_cqe left, if
+ * any, and are otherwise found by (ring, user_data).
  */
 static __always_inline void on_complete(void *ctx, __u64 req_addr, __u64 user_data, __s32 res,
 					__u32 cflags)
 {
 	struct us_inflight *w;
+	bool by_aux = false;
 	__u32 ring;
 
 	if (boundary_on && cqe_order == US_CQE_ORDER_UNKNOWN)
@@ -297,9 +312,15 @@ static __always_inline void on_complete(void *ctx, __u64 req_addr, __u64 user_da
 		}
 		return;
 	}
+	if (!req_addr) {
+		req_addr = aux_req_take(ctx, user_data);
+		by_aux = req_addr != 0;
+	}
 	if (req_addr) {
-		w = inflight_find(req_addr);
-		if (w && w->user_data == user_data) {
+		w = tracked_by_req(req_addr, user_data);
+		if (w) {
+			if (by_aux)
+				ring_count(w->ring, US_RC_AUX_BY_REQ, 1);
 			boundary_cqe(ctx, w->ring);
 			complete_tracked(ctx, w, res, cflags);
 			return;
@@ -348,6 +369,7 @@ int BPF_PROG(usc_cqe_ovf, void *ring_ctx, __u64 user_data, __s32 res, __u32 cfla
 {
 	__u32 ring = ring_lookup((__u64)ring_ctx);
 	struct us_inflight *w;
+	__u64 req;
 
 	if (ring == US_NO_RING)
 		return 0;
@@ -356,7 +378,10 @@ int BPF_PROG(usc_cqe_ovf, void *ring_ctx, __u64 user_data, __s32 res, __u32 cfla
 		on_zc_notif(ring_ctx, ring, user_data, res, cflags);
 		return 0;
 	}
-	w = find_by_udata(ring, user_data);
+	req = aux_req_take(ring_ctx, user_data);
+	w = req ? tracked_by_req(req, user_data) : find_by_udata(ring, user_data);
+	if (w && req)
+		ring_count(ring, US_RC_AUX_BY_REQ, 1);
 	if (w)
 		complete_tracked(ring_ctx, w, res, cflags);
 	else

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-3-Clause)
 /* Definitions of the shared maps and globals declared in state.bpf.h. */
 #include "state.bpf.h"
+#include "aux_req.bpf.h"
 
 struct us_ring_ids_map ring_ids SEC(".maps");
 struct us_ring_info_map ring_info SEC(".maps");
@@ -15,6 +16,7 @@ struct us_free_rows_map free_opstats SEC(".maps");
 struct us_targets_map targets SEC(".maps");
 struct us_followed_exited_map followed_exited SEC(".maps");
 struct us_ring_cache_map ring_cache SEC(".maps");
+struct us_aux_posts_map aux_posts SEC(".maps");
 struct us_errnos_map errnos SEC(".maps");
 struct us_threads_map threads SEC(".maps");
 struct us_worker_counts_map worker_counts SEC(".maps");
@@ -40,6 +42,7 @@ const volatile bool follow_forks = false;
 const volatile __u64 ring_exit_fn = 0;
 const volatile __u32 self_tgid = 0;
 const volatile bool boundary_on = false;
+const volatile bool aux_req_on = false;
 
 __u32 ring_rows = 0;
 __u32 opstat_rows = 0;

@@ -209,6 +209,9 @@ extern const volatile __u32 self_tgid;
 /* --boundary: CQ depth and reap lag (boundary.bpf.h). Off, its calls are dead code: it
  * costs about a NOP's worth per request today (docs/overhead.md), so it is opt-in. */
 extern const volatile bool boundary_on;
+/* The fentry on io_req_post_cqe is loaded (complete.bpf.c): pointer-less CQEs look for
+ * the request it left before falling back to the (ring, user_data) index. */
+extern const volatile bool aux_req_on;
 
 /* Allocation cursors (rows handed out after the catch-all row 0) and tool counters. */
 extern __u32 ring_rows;

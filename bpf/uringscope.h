@@ -91,6 +91,8 @@ enum us_ring_counter {
 	US_RC_REAP_GAP_SUM_NS,    /* ... sum of the last-unreaped -> reaped sighting gaps: how
 				   * much earlier each reap could have been (the resolution) */
 	US_RC_REAP_GAP_MAX_NS,
+	US_RC_AUX_BY_REQ,         /* CQEs posted without a request pointer whose request came
+				   * from io_req_post_cqe's argument (complete.bpf.c) */
 	US_RC__COUNT,
 };
 

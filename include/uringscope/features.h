@@ -33,11 +33,12 @@ enum class FeatureId : uint8_t {
   FileGet,
   Fork,
   RingExit,
+  AuxReq,
   CheckOverlap,
   CheckUnmap,
   CheckBufreg,
 };
-inline constexpr std::size_t kFeatureCount = 20;
+inline constexpr std::size_t kFeatureCount = 21;
 
 // Which runs load a feature's programs: loading them otherwise would cost every run.
 enum class FeatureNeed { EveryRun, Trace, Follow, Check };
@@ -107,6 +108,11 @@ inline constexpr std::array<FeatureSpec, kFeatureCount> kFeatures{{
      "rows of destroyed rings are not reused: a run that sees more rings than the table "
      "holds counts the rest in the catch-all ring",
      {"usc_ring_exit"}},
+    {FeatureId::AuxReq, "aux_req", false,
+     "CQEs posted without a request pointer (multishot CQEs) are matched by (ring, "
+     "user_data) alone: those of two live requests sharing a user_data are attributed to "
+     "neither",
+     {"usc_aux_req"}},
     // --check's three detectors. Overlaps are found in the submit and complete programs'
     // --check records, so that detector has no program of its own: it needs the
     // request's command area in BTF.

@@ -49,6 +49,7 @@ struct Counters {
   uint64_t cancelled_at_exit = 0;      // -ECANCELED CQEs posted while the owner was exiting
   uint64_t leaks_suspected = 0;        // in flight past the leak age, not waiting on an event
   uint64_t leaks_pending = 0;          // in flight past the leak age, waiting on an event
+  uint64_t aux_cqes_by_request = 0;    // pointer-less CQEs matched by io_req_post_cqe's request
 
   Counters& operator+=(const Counters& other);
   bool operator==(const Counters&) const = default;
@@ -63,7 +64,7 @@ struct CounterField {
   uint64_t Counters::*member;
   CounterMerge merge = CounterMerge::Sum;
 };
-extern const std::array<CounterField, 31> kCounterFields;
+extern const std::array<CounterField, 32> kCounterFields;
 
 // Why requests went to io-wq, as far as the kernel shows it at the punt.
 // kPuntReasonFields (fields.h) lists them with their names.

@@ -35,6 +35,7 @@ void set_entries(bpf_map* map, uint32_t entries) {
 }
 
 constexpr const char* kEnterFentry = "usc_enter_fentry";
+constexpr const char* kAuxFentry = "usc_aux_req";
 constexpr const char* kEnterTracepoint = "usc_enter";
 
 bool wants(const KernelSupport& support, const std::string& program) {
@@ -137,6 +138,11 @@ std::string Tracer::program_to_leave_out(int err, const KernelSupport& support,
     enter_fallback_ = fmt::format("fentry not loadable: {}", strerror(-err));
     return rejected;
   }
+  // Without the aux fentry, pointer-less CQEs still have the (ring, user_data) index.
+  if (rejected == kAuxFentry && !left_out.count(rejected)) {
+    rejections_.push_back({rejected, FeatureId::AuxReq, fmt::format("fentry not loadable: {}", strerror(-err))});
+    return rejected;
+  }
   const bool verifier_spoke = log.find("PROG LOAD LOG") != std::string::npos;
   if (!verifier_spoke && (err == -EPERM || err == -EACCES)) {
     throw Error(fmt::format(
@@ -222,6 +228,7 @@ void Tracer::open_configured(const KernelSupport& support, const std::set<std::s
   ro->ring_exit_fn = support.ring_exit_work;
   ro->self_tgid = static_cast<uint32_t>(getpid());
   ro->boundary_on = config_.boundary;
+  ro->aux_req_on = bpf_program__autoload(skel_->progs.usc_aux_req);
 }
 
 void Tracer::add_target(uint32_t tgid) {

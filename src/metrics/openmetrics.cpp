@@ -205,6 +205,9 @@ const RingCounter kRingCounters[] = {
     {{"uringscope_leaks_pending", Type::Gauge, "",
       "Requests in flight past the leak age that were waiting on an event."},
      &Counters::leaks_pending},
+    {{"uringscope_aux_cqes_by_request", Type::Counter, "",
+      "CQEs posted without a request pointer, matched through io_req_post_cqe's request."},
+     &Counters::aux_cqes_by_request},
 };
 
 

@@ -45,10 +45,20 @@ unsigned int_arg_size(const btf* vmlinux, const Prototype& tp, int index) {
   return type != nullptr && btf_is_int(type) ? type->size : 0;
 }
 
-bool arg_points_to_struct(const btf* vmlinux, const Prototype& tp, int index,
-                          std::string_view name) {
-  if (index < 0 || index >= tp.args) return false;
-  const btf_type* ptr = skip_aliases(vmlinux, btf_params(tp.proto)[index + 1].type);
+namespace {
+
+const btf_type* function_proto(const btf* vmlinux, const char* function) {
+  const int id = btf__find_by_name_kind(vmlinux, function, BTF_KIND_FUNC);
+  if (id <= 0) return nullptr;
+  const btf_type* func = btf__type_by_id(vmlinux, static_cast<__u32>(id));
+  const btf_type* proto = func ? btf__type_by_id(vmlinux, func->type) : nullptr;
+  return proto != nullptr && btf_is_func_proto(proto) ? proto : nullptr;
+}
+
+bool param_points_to_struct(const btf* vmlinux, const btf_type* proto, int index,
+                            std::string_view name) {
+  if (index < 0 || index >= btf_vlen(proto)) return false;
+  const btf_type* ptr = skip_aliases(vmlinux, btf_params(proto)[index].type);
   if (ptr == nullptr || !btf_is_ptr(ptr)) return false;
   const btf_type* target = skip_aliases(vmlinux, ptr->type);
   if (target == nullptr || !btf_is_struct(target)) return false;
@@ -56,17 +66,23 @@ bool arg_points_to_struct(const btf* vmlinux, const Prototype& tp, int index,
   return target_name != nullptr && name == target_name;
 }
 
+}  // namespace
+
+bool arg_points_to_struct(const btf* vmlinux, const Prototype& tp, int index,
+                          std::string_view name) {
+  // Parameter 0 of a tracepoint prototype is the probe data's void *.
+  return index >= 0 && index < tp.args && param_points_to_struct(vmlinux, tp.proto, index + 1, name);
+}
+
 bool takes_only_pt_regs(const btf* vmlinux, const char* function) {
-  const int id = btf__find_by_name_kind(vmlinux, function, BTF_KIND_FUNC);
-  if (id <= 0) return false;
-  const btf_type* func = btf__type_by_id(vmlinux, static_cast<__u32>(id));
-  const btf_type* proto = func ? btf__type_by_id(vmlinux, func->type) : nullptr;
-  if (proto == nullptr || !btf_is_func_proto(proto) || btf_vlen(proto) != 1) return false;
-  const btf_type* ptr = skip_aliases(vmlinux, btf_params(proto)[0].type);
-  if (ptr == nullptr || !btf_is_ptr(ptr)) return false;
-  const btf_type* regs = skip_aliases(vmlinux, ptr->type);
-  return regs != nullptr && btf_is_struct(regs) &&
-         std::string_view(btf__name_by_offset(vmlinux, regs->name_off)) == "pt_regs";
+  const btf_type* proto = function_proto(vmlinux, function);
+  return proto != nullptr && btf_vlen(proto) == 1 &&
+         param_points_to_struct(vmlinux, proto, 0, "pt_regs");
+}
+
+bool first_param_points_to(const btf* vmlinux, const char* function, std::string_view name) {
+  const btf_type* proto = function_proto(vmlinux, function);
+  return proto != nullptr && param_points_to_struct(vmlinux, proto, 0, name);
 }
 
 bool struct_has_member(const btf* vmlinux, const char* name, std::string_view member) {

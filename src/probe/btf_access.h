@@ -36,6 +36,8 @@ bool arg_points_to_struct(const btf* vmlinux, const Prototype& tp, int index,
                           std::string_view name);
 // Whether the BTF FUNC `function` exists and takes exactly one `struct pt_regs *`.
 bool takes_only_pt_regs(const btf* vmlinux, const char* function);
+// Whether the BTF FUNC `function` exists and its first parameter points to the struct `name`.
+bool first_param_points_to(const btf* vmlinux, const char* function, std::string_view name);
 // Whether the struct `name` has a member `member` (at its top level).
 bool struct_has_member(const btf* vmlinux, const char* name, std::string_view member);
 

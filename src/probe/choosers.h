@@ -32,6 +32,7 @@ bool process_exit_traceable(const btf* vmlinux);
 Choice<bool> choose_fd_walk(const btf* vmlinux);
 Choice<bool> choose_enter(const btf* vmlinux, const ProbeEnvironment& env);
 Choice<bool> choose_ring_exit(const btf* vmlinux, const ProbeEnvironment& env);
+Choice<bool> choose_aux_req(const btf* vmlinux, const ProbeEnvironment& env);
 
 // --check's detectors (check_choosers.cpp).
 Choice<bool> choose_check_overlap(const btf* vmlinux);

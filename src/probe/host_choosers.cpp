@@ -147,4 +147,20 @@ Choice<bool> choose_ring_exit(const btf* vmlinux, const ProbeEnvironment& env) {
           "usc_ring_exit"};
 }
 
+// The request behind a CQE the complete tracepoint posts without one, from an fentry
+// on the function posting it. Whether trampolines load at all is known from the trial on
+// io_uring_enter's entry (the refusal is the kernel's, not the function's), so a refused
+// trial costs this feature too without a second trial.
+Choice<bool> choose_aux_req(const btf* vmlinux, const ProbeEnvironment& env) {
+  const FeatureId id = FeatureId::AuxReq;
+  if (!first_param_points_to(vmlinux, kAuxPostFunction, "io_kiocb"))
+    return {false,
+            join(std::string("no ") + kAuxPostFunction + "(struct io_kiocb *, ...) in kernel BTF",
+                 loss_of(id), "; "),
+            {}};
+  if (env.enter_fentry.state == FentryTrial::Refused)
+    return {false, join("fentry refused: " + env.enter_fentry.reason, loss_of(id), "; "), {}};
+  return {true, std::string("fentry on ") + kAuxPostFunction, "usc_aux_req"};
+}
+
 }  // namespace uringscope

@@ -56,12 +56,14 @@ void add_feature(KernelSupport& support, FeatureId id, const Choice<Shape>& choi
   if (!choice.program.empty()) support.programs.emplace_back(choice.program);
 }
 
-// The last rows of the table: row reuse, and --check's three detectors.
-void add_ring_exit_and_check(KernelSupport& support, const struct btf* vmlinux,
-                             const ProbeEnvironment& env) {
+// The last rows of the table: row reuse, the aux CQEs' requests, and --check's three
+// detectors.
+void add_late_features(KernelSupport& support, const struct btf* vmlinux,
+                       const ProbeEnvironment& env) {
   const auto ring_exit = choose_ring_exit(vmlinux, env);
   add_feature(support, FeatureId::RingExit, ring_exit);
   if (!ring_exit.program.empty()) support.ring_exit_work = env.ring_exit_work;
+  add_feature(support, FeatureId::AuxReq, choose_aux_req(vmlinux, env));
   // A detector without a program of its own: on when its choice says so.
   const auto check_overlap = choose_check_overlap(vmlinux);
   support.features.push_back({std::string(feature_name(FeatureId::CheckOverlap)),
@@ -127,7 +129,7 @@ KernelSupport probe_kernel(const struct btf* vmlinux, const ProbeEnvironment& en
   add(FeatureId::Fork, fork);
   if (!fork.program.empty() && process_exit_traceable(vmlinux))
     support.programs.emplace_back("usc_fork_exit");
-  add_ring_exit_and_check(support, vmlinux, env);
+  add_late_features(support, vmlinux, env);
   return support;
 }
 

@@ -49,6 +49,9 @@ enum class PuntShape {
 inline constexpr const char* kEnterFentryFunction = "__x64_sys_io_uring_enter";
 // The work function that ends every ring (bpf/retire.bpf.c).
 inline constexpr const char* kRingExitFunction = "io_ring_exit_work";
+// The function that posts a multishot request's intermediate CQEs with the request in
+// hand, where uringscope puts the aux_req fentry (bpf/complete.bpf.c).
+inline constexpr const char* kAuxPostFunction = "io_req_post_cqe";
 
 // Facts about the machine that are not in BTF; the loader fills them in.
 struct ProbeEnvironment {

@@ -9,7 +9,7 @@
 
 namespace uringscope {
 
-const std::array<CounterField, 31> kCounterFields = {{
+const std::array<CounterField, 32> kCounterFields = {{
     {"enter_calls", &Counters::enter_calls},
     {"enter_submit_calls", &Counters::enter_submit_calls},
     {"to_submit_sum", &Counters::to_submit_sum},
@@ -41,6 +41,7 @@ const std::array<CounterField, 31> kCounterFields = {{
     {"cancelled_at_exit", &Counters::cancelled_at_exit},
     {"leaks_suspected", &Counters::leaks_suspected},
     {"leaks_pending", &Counters::leaks_pending},
+    {"aux_cqes_by_request", &Counters::aux_cqes_by_request},
 }};
 
 // PerProcess counters are not summed here: the same process's value sits on each of its

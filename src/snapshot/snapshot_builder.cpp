@@ -68,6 +68,7 @@ void derive_ring_counters(Ring& ring, const us_ring_stats& stats, uint64_t end_n
   c.sqpoll_offcpu_ns = r[US_RC_SQPOLL_OFFCPU_NS] + age_at(r[US_RC_SQPOLL_OUT_NS], end_ns);
   c.sqpoll_sleeps = r[US_RC_SQPOLL_SLEEPS];
   c.sqpoll_preempts = r[US_RC_SQPOLL_PREEMPTS];
+  c.aux_cqes_by_request = r[US_RC_AUX_BY_REQ];
   // CQEs that carried neither a known request nor an opcode belong to no op row.
   c.completions = r[US_RC_UNTRACKED_CQES];
   c.untracked_completions = r[US_RC_UNTRACKED_CQES];

@@ -238,21 +238,24 @@ score zc-send cmd none "" BATCH "zc-send 1000" \
   "[.findings[] | select(.tag == \"TOOL\")] | length == 0 @@ no TOOL finding"
 
 # A multishot poll and a READ share one user_data. The poll CQEs posted while the READ
-# waits carry no request pointer (6.13+): they could be either's, so they must not reach
-# the READ; they are counted as untracked instead of guessed. After the READ, every one
-# belongs to the poll again.
+# waits carry no request pointer: where the fentry on io_req_post_cqe gives it back
+# (kernel feature aux_req), every one is the poll's; by (ring, user_data) alone they
+# could be either's, so they must not reach the READ and are counted as untracked
+# instead of guessed. After the READ, every one belongs to the poll again.
 score shared-udata cmd none "" "" "shared-udata 50" \
   "$OP op(\"READ\").completed == \$gt[\"op.READ.completed\"] @@ READ completed = ground truth (no poll CQE given to it)" \
   "$OP op(\"READ\").multishot_cqes == 0 @@ no multishot CQE on the READ" \
   "$OP op(\"POLL_ADD\").completed + .counters.untracked_completions == \$gt[\"op.POLL_ADD.completed\"] @@ every poll CQE attributed to the poll or counted untracked" \
   "$OP op(\"POLL_ADD\").completed >= \$gt[\"shared.poll_events_alone\"] + 1 @@ poll CQEs after the READ ended all attributed" \
-  ".tool_stats.udata_ambiguous == .counters.untracked_completions @@ every unattributed CQE counted as ambiguous"
+  ".tool_stats.udata_ambiguous == .counters.untracked_completions @@ every unattributed CQE counted as ambiguous" \
+  "if .kernel.features.aux_req then .counters.untracked_completions == 0 and .counters.aux_cqes_by_request == \$gt[\"op.POLL_ADD.multishot_cqes\"] else .counters.untracked_completions == \$gt[\"shared.poll_events_while_read_waits\"] and .counters.aux_cqes_by_request == 0 end @@ with aux_req every poll CQE by its request, else exactly those posted while the READ waited ambiguous"
 # A multishot poll armed through a storm of 1000 NOPs (unique user_data) per event.
 score multishot-storm cmd none "" "" "multishot-storm 100" \
   "$OP op(\"POLL_ADD\").completed == \$gt[\"op.POLL_ADD.completed\"] @@ every poll CQE kept" \
   "$OP op(\"POLL_ADD\").multishot_cqes == \$gt[\"op.POLL_ADD.multishot_cqes\"] @@ multishot CQEs = ground truth" \
   "$OP op(\"NOP\").completed == \$gt[\"op.NOP.completed\"] @@ NOP completed = ground truth" \
-  ".counters.untracked_completions == 0 @@ no untracked completions"
+  ".counters.untracked_completions == 0 @@ no untracked completions" \
+  ".counters.aux_cqes_by_request == (if .kernel.features.aux_req then \$gt[\"op.POLL_ADD.multishot_cqes\"] else 0 end) @@ with aux_req every multishot CQE by its request"
 
 # TIMEOUTs that expire into a full 16-entry CQ, 128 at a time: 112 of every 128 CQEs take
 # the overflow list (the injector counts it in the ring's fdinfo), and every one ends its

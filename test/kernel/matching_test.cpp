@@ -21,6 +21,11 @@ namespace {
 
 class Matching : public harness::KernelTest {};
 
+// Whether this run had the fentry on io_req_post_cqe (kernels.txt says where it must).
+bool aux_req_on(const nlohmann::json& report) {
+  return report.at("kernel").at("features").at("aux_req").get<bool>();
+}
+
 TEST_F(Matching, ZeroCopySendsEndAtTheirNotification) {
   auto [report, gt] = run_scenario({"zc-send", "200"});
   long long notifications = 0;
@@ -51,6 +56,9 @@ TEST_F(Matching, AMultishotRequestKeepsEveryCqeBesideAStorm) {
   EXPECT_EQ(num(*poll, "multishot_cqes"), gt.number("op", "POLL_ADD", "multishot_cqes"));
   EXPECT_EQ(num(*nop, "completed"), gt.number("op", "NOP", "completed"));
   EXPECT_EQ(num(report.at("counters"), "untracked_completions"), 0);
+  // Where io_req_post_cqe can be hooked, every intermediate CQE came with its request.
+  EXPECT_EQ(num(report.at("counters"), "aux_cqes_by_request"),
+            aux_req_on(report) ? gt.number("op", "POLL_ADD", "multishot_cqes") : 0);
 }
 
 TEST_F(Matching, CqesOfASharedUserDataAreNeverGuessed) {
@@ -65,6 +73,18 @@ TEST_F(Matching, CqesOfASharedUserDataAreNeverGuessed) {
   EXPECT_EQ(num(*poll, "completed") + untracked, gt.number("op", "POLL_ADD", "completed"));
   EXPECT_GE(num(*poll, "completed"), gt.value("poll_events_alone") + 1);
   EXPECT_EQ(num(report.at("tool_stats"), "udata_ambiguous"), untracked);
+  const long long by_request = num(report.at("counters"), "aux_cqes_by_request");
+  if (aux_req_on(report)) {
+    // io_req_post_cqe named the poll for each of its CQEs: none was ambiguous.
+    EXPECT_EQ(untracked, 0);
+    EXPECT_EQ(num(*poll, "multishot_cqes"), gt.number("op", "POLL_ADD", "multishot_cqes"));
+    EXPECT_EQ(by_request, gt.number("op", "POLL_ADD", "multishot_cqes"));
+  } else {
+    // By (ring, user_data) alone, exactly the poll CQEs posted while the READ waited are
+    // the ambiguous ones.
+    EXPECT_EQ(by_request, 0);
+    EXPECT_EQ(untracked, gt.value("poll_events_while_read_waits"));
+  }
 }
 
 TEST_F(Matching, TimeoutsOverflowingASmallCqAreAllCounted) {

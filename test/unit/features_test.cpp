@@ -19,7 +19,7 @@ TEST(FeatureTable, NamesInPrintOrder) {
   EXPECT_EQ(names, (std::vector<std::string>{
                        "submit", "complete", "punt", "create", "overflow", "fd_walk", "enter",
                        "poll_arm", "task_add", "task_work", "local_work", "short_write",
-                       "req_failed", "io_threads", "file_get", "fork", "ring_exit",
+                       "req_failed", "io_threads", "file_get", "fork", "ring_exit", "aux_req",
                        "check_overlap", "check_unmap", "check_bufreg"}));
 }
 
@@ -78,6 +78,7 @@ TEST(FeatureTable, EachProgramServesExactlyOneFeature) {
       {"usc_thread_exit", FeatureId::IoThreads},
       {"usc_file_get", FeatureId::FileGet},     {"usc_fork", FeatureId::Fork},
       {"usc_fork_exit", FeatureId::Fork},       {"usc_ring_exit", FeatureId::RingExit},
+      {"usc_aux_req", FeatureId::AuxReq},
       {"usc_ck_munmap", FeatureId::CheckUnmap}, {"usc_ck_madvise", FeatureId::CheckUnmap},
       {"usc_ck_mremap", FeatureId::CheckUnmap}, {"usc_ck_mremap_exit", FeatureId::CheckUnmap},
       {"usc_ck_register", FeatureId::CheckBufreg},

@@ -57,6 +57,13 @@ void add_ring_exit(KernelBtf& k) {
   k.ring_exit({t.work_struct, t.work_func});
 }
 
+// io_req_post_cqe(struct io_kiocb *req, s32 res, u32 cflags): the function that posts a
+// multishot request's intermediate CQEs with the request in hand (6.12 and 6.18 here).
+void add_aux_post(KernelBtf& k) {
+  const auto& t = k.types();
+  k.function("io_req_post_cqe", {t.req, t.s32, t.u32});
+}
+
 void add_sched_process_fork(KernelBtf& k) {
   const auto& t = k.types();
   k.sched_process_fork({t.task, t.task});
@@ -88,6 +95,7 @@ void add_618_tracepoints(KernelBtf& k) {
   add_sched_switch_518(k);
   add_sched_process_fork(k);
   add_ring_exit(k);
+  add_aux_post(k);
   // Neighbours the probe must not confuse with the ones it wants.
   k.tracepoint("link", {t.req, t.req});
   k.tracepoint("cqring_wait", {t.void_ptr, t.int_});
@@ -154,6 +162,7 @@ KernelBtf kernel_6_12(std::set<std::string> without) {
   add_sched_switch_518(k);
   add_sched_process_fork(k);
   add_ring_exit(k);
+  add_aux_post(k);
   k.struct_type("bpf_iter__task_file");
   // 6.12: no HYBRID_IOPOLL_STATE yet (6.13), HASH_LOCKED before SUPPORT_NOWAIT: ISREG 29.
   k.anonymous_enum(req_f_bits(

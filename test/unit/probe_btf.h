@@ -223,7 +223,7 @@ void expect_as_full_except(const KernelSupport& s, const KernelSupport& full,
 inline const Strings kFeatureOrder = {
     "submit",     "complete",    "punt",       "create",     "overflow", "fd_walk",
     "enter",      "poll_arm",    "task_add",   "task_work",  "local_work", "short_write",
-    "req_failed", "io_threads",  "file_get",   "fork",     "ring_exit",  "check_overlap",
+    "req_failed", "io_threads",  "file_get",   "fork",     "ring_exit",  "aux_req",  "check_overlap",
     "check_unmap", "check_bufreg"};
 
 // Everything a 6.14-6.18 kernel loads, in feature order.
@@ -231,7 +231,7 @@ inline const Strings kPrograms618 = {
     "usc_sub_req",  "usc_cqe",         "usc_punt",       "usc_create",   "usc_cqe_ovf",
     "usc_ring_fds", "usc_enter",       "usc_poll_arm",   "usc_task_add", "usc_tw_run",
     "usc_local_tw", "usc_short_write", "usc_req_failed", "usc_sched",    "usc_file_get",
-    "usc_fork",     "usc_ring_exit",   "usc_ck_munmap",  "usc_ck_madvise", "usc_ck_mremap", "usc_ck_mremap_exit", "usc_ck_register"};
+    "usc_fork",     "usc_ring_exit",   "usc_aux_req",    "usc_ck_munmap",  "usc_ck_madvise", "usc_ck_mremap", "usc_ck_mremap_exit", "usc_ck_register"};
 
 // `programs` without the named ones; a name that is not there is a mistake in the test.
 Strings minus(Strings programs, std::initializer_list<std::string_view> drop);

@@ -148,7 +148,7 @@ TEST(ProbeKernel, CreateAndOverflowNeedFiveArgs) {
             (Strings{"usc_sub_req", "usc_cqe", "usc_punt", "usc_enter", "usc_poll_arm",
                      "usc_task_add", "usc_tw_run", "usc_local_tw", "usc_short_write",
                      "usc_req_failed", "usc_sched", "usc_file_get", "usc_fork",
-                     "usc_ring_exit", "usc_ck_munmap", "usc_ck_madvise", "usc_ck_mremap", "usc_ck_mremap_exit",
+                     "usc_ring_exit", "usc_aux_req", "usc_ck_munmap", "usc_ck_madvise", "usc_ck_mremap", "usc_ck_mremap_exit",
                      "usc_ck_register"}));
 }
 

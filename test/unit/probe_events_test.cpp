@@ -121,7 +121,7 @@ TEST(ProbeKernel, KernelWithoutFileGetLosesOnlyFileGet) {
             (Strings{"usc_sub_req", "usc_cqe", "usc_punt", "usc_create", "usc_cqe_ovf",
                      "usc_ring_fds", "usc_enter", "usc_poll_arm", "usc_task_add", "usc_tw_run",
                      "usc_local_tw", "usc_short_write", "usc_req_failed", "usc_sched",
-                     "usc_fork", "usc_ring_exit", "usc_ck_munmap", "usc_ck_madvise", "usc_ck_mremap", "usc_ck_mremap_exit",
+                     "usc_fork", "usc_ring_exit", "usc_aux_req", "usc_ck_munmap", "usc_ck_madvise", "usc_ck_mremap", "usc_ck_mremap_exit",
                      "usc_ck_register"}));
   EXPECT_EQ(s.tier, Tier::Full);
 }
@@ -148,7 +148,7 @@ TEST(ProbeKernel, KernelWithoutSchedProcessForkLosesOnlyFork) {
             (Strings{"usc_sub_req", "usc_cqe", "usc_punt", "usc_create", "usc_cqe_ovf",
                      "usc_ring_fds", "usc_enter", "usc_poll_arm", "usc_task_add", "usc_tw_run",
                      "usc_local_tw", "usc_short_write", "usc_req_failed", "usc_sched",
-                     "usc_file_get", "usc_ring_exit", "usc_ck_munmap", "usc_ck_madvise", "usc_ck_mremap", "usc_ck_mremap_exit",
+                     "usc_file_get", "usc_ring_exit", "usc_aux_req", "usc_ck_munmap", "usc_ck_madvise", "usc_ck_mremap", "usc_ck_mremap_exit",
                      "usc_ck_register"}));
   // Everything else exactly as on the complete kernel.
   expect_as_full_except(s, full, "fork");
@@ -222,7 +222,7 @@ TEST(ProbeKernel, FileGetAndForkDoNotDecideTheTier) {
             (Strings{"usc_sub_req", "usc_cqe", "usc_punt", "usc_create", "usc_cqe_ovf",
                      "usc_ring_fds", "usc_enter", "usc_poll_arm", "usc_task_add", "usc_tw_run",
                      "usc_local_tw", "usc_short_write", "usc_req_failed", "usc_sched",
-                     "usc_ring_exit", "usc_ck_munmap", "usc_ck_madvise", "usc_ck_mremap", "usc_ck_mremap_exit",
+                     "usc_ring_exit", "usc_aux_req", "usc_ck_munmap", "usc_ck_madvise", "usc_ck_mremap", "usc_ck_mremap_exit",
                      "usc_ck_register"}));
 }
 
@@ -266,7 +266,7 @@ TEST(ProbeKernel, EmptyBtfIsUnsupported) {
   EXPECT_EQ(s.tier, Tier::Unsupported);
   EXPECT_EQ(feature_flags(s), (Flags{false, false, false, false, false, false, true,  //
                                      false, false, false, false, false, false, false,  //
-                                     false, false, false, true, true, true}));
+                                     false, false, false, false, true, true, true}));
   EXPECT_EQ(s.programs, (Strings{"usc_enter", "usc_ck_munmap", "usc_ck_madvise", "usc_ck_mremap", "usc_ck_mremap_exit", "usc_ck_register"}));
   EXPECT_EQ(s.req_bits, bits(-1, -1, -1));
   EXPECT_EQ(feature(s, "poll_arm").detail,

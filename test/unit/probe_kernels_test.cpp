@@ -36,7 +36,7 @@ struct KernelCase {
 // On 5.15-5.19 the 6.0+ events are missing or in an older shape.
 const Flags kFlags5x = {true, true, true, true, true, true, true,     //
                         true, false, false, false, false, false, true,  //
-                        false, true, true, true, true, true};
+                        false, true, true, false, true, true, true};
 Flags without_overflow(Flags flags) {
   flags[4] = false;
   return flags;
@@ -53,7 +53,7 @@ const std::vector<KernelCase> kKernels = {
      PuntShape::Req2, true, true, true, true, Tier::Full,
      {"usc_sub_req", "usc_cqe", "usc_punt", "usc_create", "usc_cqe_ovf", "usc_ring_fds",
       "usc_enter", "usc_poll_arm", "usc_task_add", "usc_tw_run", "usc_local_tw",
-      "usc_short_write", "usc_req_failed", "usc_sched", "usc_file_get", "usc_fork", "usc_ring_exit", "usc_ck_munmap", "usc_ck_madvise", "usc_ck_mremap", "usc_ck_mremap_exit",
+      "usc_short_write", "usc_req_failed", "usc_sched", "usc_file_get", "usc_fork", "usc_ring_exit", "usc_aux_req", "usc_ck_munmap", "usc_ck_madvise", "usc_ck_mremap", "usc_ck_mremap_exit",
                      "usc_ck_register"},
      Flags(kFeatureCount, true), bits(4, 6, 30),
      {{"submit", "io_uring_submit_req(req), 6.4+ shape"},
@@ -73,7 +73,7 @@ const std::vector<KernelCase> kKernels = {
      PuntShape::Req2, true, true, true, true, Tier::Full,
      {"usc_sub_req", "usc_cqe_req", "usc_punt", "usc_create", "usc_cqe_ovf", "usc_ring_fds",
       "usc_enter", "usc_poll_arm", "usc_task_add", "usc_tw_run", "usc_local_tw",
-      "usc_short_write", "usc_req_failed", "usc_sched", "usc_file_get", "usc_fork", "usc_ring_exit", "usc_ck_munmap", "usc_ck_madvise", "usc_ck_mremap", "usc_ck_mremap_exit",
+      "usc_short_write", "usc_req_failed", "usc_sched", "usc_file_get", "usc_fork", "usc_ring_exit", "usc_aux_req", "usc_ck_munmap", "usc_ck_madvise", "usc_ck_mremap", "usc_ck_mremap_exit",
                      "usc_ck_register"},
      Flags(kFeatureCount, true), bits(4, 6, 29), {},
      {{"complete", "5.19-6.12"},
@@ -87,11 +87,15 @@ const std::vector<KernelCase> kKernels = {
       "usc_enter", "usc_poll_arm", "usc_task_add", "usc_tw_run", "usc_local_tw",
       "usc_short_write", "usc_req_failed", "usc_sched", "usc_file_get", "usc_fork", "usc_ring_exit", "usc_ck_munmap", "usc_ck_madvise", "usc_ck_mremap", "usc_ck_mremap_exit",
                      "usc_ck_register"},
-     Flags(kFeatureCount, true), bits(4, 6, 31),
+     all_on_but({"aux_req"}), bits(4, 6, 31),
      // 6.0-6.8 still pass `loops`: the same program, the other shape. 6.0 is where
      // file_get became (req, fd).
      {{"task_work", "io_uring_task_work_run(tctx, count, loops), 6.0-6.8 shape"},
-      {"file_get", kFileGetOn}},
+      {"file_get", kFileGetOn},
+      {"aux_req",
+       "no io_req_post_cqe(struct io_kiocb *, ...) in kernel BTF; CQEs posted without a "
+       "request pointer (multishot CQEs) are matched by (ring, user_data) alone: those of "
+       "two live requests sharing a user_data are attributed to neither"}},
      {{"submit", "6.0-6.3"}, {"local_work", "local_work_run(ctx, count, loops)"}}},
 
     {"Linux519", [] { return kernel_5_19(); }, SubmitShape::SubmitSqe518, CompleteShape::Req7,
@@ -209,7 +213,7 @@ TEST(ProbeKernel, SharedListsAreThe618Answer) {
   EXPECT_EQ(feature_names(s),
             (Strings{"submit", "complete", "punt", "create", "overflow", "fd_walk", "enter",
                      "poll_arm", "task_add", "task_work", "local_work", "short_write",
-                     "req_failed", "io_threads", "file_get", "fork", "ring_exit",
+                     "req_failed", "io_threads", "file_get", "fork", "ring_exit", "aux_req",
                      "check_overlap", "check_unmap", "check_bufreg"}));
 }
 

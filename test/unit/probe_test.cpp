@@ -111,6 +111,33 @@ TEST(ProbeKernel, EnterFentryNeedsThePtRegsEntryPoint) {
   EXPECT_EQ(std::count(wrong.programs.begin(), wrong.programs.end(), "usc_enter_fentry"), 0);
 }
 
+TEST(ProbeKernel, AuxReqNeedsTheRequestPostingFunctionAndTrampolines) {
+  const auto on = probe(kernel_6_18(), true);
+  EXPECT_EQ(feature(on, "aux_req").detail, "fentry on io_req_post_cqe");
+  EXPECT_EQ(std::count(on.programs.begin(), on.programs.end(), "usc_aux_req"), 1);
+  // Decided by BTF, not by version: a 6.1 kernel with the function (a backport) has it.
+  auto backport = kernel_6_1();
+  backport.function("io_req_post_cqe", {backport.types().req, backport.types().s32, backport.types().u32});
+  EXPECT_TRUE(feature(probe(backport, true), "aux_req").enabled);
+  // A function of that name without the request first is not one the program can read.
+  auto reshaped = kernel_6_1();
+  reshaped.function("io_req_post_cqe", {reshaped.types().ctx, reshaped.types().u64});
+  const auto off = probe(reshaped, true);
+  EXPECT_FALSE(feature(off, "aux_req").enabled);
+  EXPECT_TRUE(contains(feature(off, "aux_req").detail,
+                       "no io_req_post_cqe(struct io_kiocb *, ...) in kernel BTF; CQEs posted "
+                       "without a request pointer"));
+  EXPECT_EQ(std::count(off.programs.begin(), off.programs.end(), "usc_aux_req"), 0);
+  // Trampolines refused at the trial load: off, saying why, and not loaded.
+  ProbeEnvironment env = env_with_syscalls(true);
+  env.enter_fentry = {FentryTrial::Refused, "Operation not permitted"};
+  const auto refused = probe_kernel(kernel_6_18().get(), env);
+  EXPECT_FALSE(feature(refused, "aux_req").enabled);
+  EXPECT_TRUE(contains(feature(refused, "aux_req").detail,
+                       "fentry refused: Operation not permitted; CQEs posted without"));
+  EXPECT_EQ(std::count(refused.programs.begin(), refused.programs.end(), "usc_aux_req"), 0);
+}
+
 TEST(ProbeKernel, SyscallTracepointsToggleEnter) {
   const auto k = kernel_6_18();
   const auto with = probe(k, true);
