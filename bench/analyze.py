@@ -30,6 +30,10 @@ RATIO_TARGETS = [
     # tracepoints) within three times the default mode.
     ("--check vs default, NOP", "nop", "uringscope-check", "uringscope", 3.0, None),
     ("--check vs default, page-cache reads", "read", "uringscope-check", "uringscope", 3.0, None),
+    # Issue 15: the CQ ring's indices (--boundary) within 1.15x of the default mode.
+    ("--boundary vs default, NOP", "nop", "uringscope-boundary", "uringscope", 1.15, None),
+    ("--boundary vs default, page-cache reads", "read", "uringscope-boundary", "uringscope", 1.15,
+     None),
     # Issue 13: exact matching must not cost more than a tenth over the previous build.
     ("default vs previous build, NOP", "nop", "uringscope", "uringscope-prev", 1.1, None),
     ("default vs previous build, page-cache reads", "read", "uringscope", "uringscope-prev", 1.1,
@@ -47,6 +51,7 @@ DOCTOR_PROGRAMS = ("usc_sched", "usc_poll_arm", "usc_task_add", "usc_tw_run", "u
                    "usc_short_write", "usc_req_failed")
 
 TRACER_ORDER = ["none", "uringscope", "uringscope-prev", "uringscope-trace", "uringscope-check",
+                "uringscope-boundary",
                 "uringscope-spine",
                 "uringscope-noenter", "floor", "bpftrace", "perf"]
 WORKLOAD_ORDER = ["nop", "read", "read-async", "read-direct", "nop-ctxsw", "syscall"]

@@ -37,6 +37,7 @@ usage: bench/run.sh [options]
                        uringscope-check,uringscope-spine,floor,bpftrace,perf); tracers whose tool is
                        missing are skipped with a note (uringscope-spine needs
                        URINGSCOPE_SKIP_FEATURES support in uringscope);
+                       uringscope-boundary is uringscope --boundary;
                        uringscope-prev is the binary in $BENCH_PREV_URINGSCOPE (an
                        earlier build), to price a change side by side
   --depth N --batch N  passed to loadgen (default 32 and 8)
@@ -242,7 +243,7 @@ proc_cpu_ns() {
 
 have_tracer() {
   case $1 in
-    none | uringscope | uringscope-trace | uringscope-check | uringscope-noenter | floor) return 0 ;;
+    none | uringscope | uringscope-trace | uringscope-check | uringscope-boundary | uringscope-noenter | floor) return 0 ;;
     uringscope-prev) [[ -x ${BENCH_PREV_URINGSCOPE:-} ]] ;;
     uringscope-spine) ((spine_ok)) ;;
     bpftrace) command -v bpftrace >/dev/null ;;
@@ -280,6 +281,7 @@ start_tracer() {
     uringscope-noenter) env "$noenter_env" "$uringscope" -p "$target" >"$log" 2>&1 & ;;
     uringscope-trace) "$uringscope" --trace "$shm/trace.json" -p "$target" >"$log" 2>&1 & ;;
     uringscope-check) "$uringscope" --check -p "$target" >"$log" 2>&1 & ;;
+    uringscope-boundary) "$uringscope" --boundary -p "$target" >"$log" 2>&1 & ;;
     uringscope-prev) "$BENCH_PREV_URINGSCOPE" -p "$target" >"$log" 2>&1 & ;;
     floor) "$floor" >"$log" 2>&1 & ;;
     bpftrace) bpftrace -B line "$bt_script" "$target" >"$log" 2>&1 & ;;

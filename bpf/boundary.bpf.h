@@ -43,16 +43,24 @@ static __always_inline void reap_seen(struct us_ring_stats *rs, __u64 posted, __
 	counter_max(&rs->counters[US_RC_REAP_GAP_MAX_NS], gap);
 }
 
-/* Whether the program has reaped the watched CQE yet; true when nothing is watched. */
-static __always_inline bool reap_look(struct io_ring_ctx *ctx, struct us_ring_stats *rs)
+/*
+ * The program's CQ head. direct: ctx is a BTF pointer the verifier lets us load through
+ * (the 6.13+ complete tracepoint's typed ctx): a plain load, where a probe read is a
+ * helper call. Callers pass a constant, so each inlined copy keeps one of the two.
+ */
+static __always_inline __u32 cq_head(struct io_ring_ctx *ctx, bool direct)
+{
+	return direct ? ctx->rings->cq.head : BPF_CORE_READ(ctx, rings, cq.head);
+}
+
+/* Whether the watched CQE is behind `head`; true when nothing is watched. */
+static __always_inline bool reap_look_at(struct us_ring_stats *rs, __u32 head)
 {
 	__u64 posted = rs->counters[US_RC_REAP_WATCH_NS];
 	__u64 now;
-	__u32 head;
 
 	if (posted <= US_WATCH_SETTING)
 		return posted == 0;
-	head = BPF_CORE_READ(ctx, rings, cq.head);
 	now = bpf_ktime_get_ns();
 	if ((__s32)(head - (__u32)rs->counters[US_RC_REAP_WATCH_POS]) > 0) {
 		reap_seen(rs, posted, now);
@@ -60,6 +68,16 @@ static __always_inline bool reap_look(struct io_ring_ctx *ctx, struct us_ring_st
 	}
 	rs->counters[US_RC_REAP_SEEN_NS] = now;
 	return false;
+}
+
+/* Whether the program has reaped the watched CQE yet; true when nothing is watched. */
+static __always_inline bool reap_look(struct io_ring_ctx *ctx, struct us_ring_stats *rs)
+{
+	__u64 posted = rs->counters[US_RC_REAP_WATCH_NS];
+
+	if (posted <= US_WATCH_SETTING)
+		return posted == 0;
+	return reap_look_at(rs, cq_head(ctx, false));
 }
 
 /* A submit or io_uring_enter() of the ring: is the watched CQE reaped by now? */

@@ -57,11 +57,12 @@ static __always_inline void tick_start(__u32 ring)
 		t->state = US_TICK_IDLE;
 }
 
-/* A CQE posted on ring `ring`: sample the depth; watch it if no other CQE is watched. */
-static __always_inline void boundary_cqe(struct io_ring_ctx *ctx, __u32 ring)
+/* A CQE posted on ring `ring`: sample the depth; watch it if no other CQE is watched.
+ * direct: as for cq_head(). */
+static __always_inline void boundary_cqe(struct io_ring_ctx *ctx, __u32 ring, bool direct)
 {
 	struct us_ring_stats *rs;
-	__u32 tail, head, depth;
+	__u32 tail, head, depth, entries;
 	__u64 now;
 
 	if (!boundary_on || cqe_order == US_CQE_ORDER_UNKNOWN || ring == US_RING_CATCHALL)
@@ -69,18 +70,19 @@ static __always_inline void boundary_cqe(struct io_ring_ctx *ctx, __u32 ring)
 	rs = ring_stats_row(ring);
 	if (!rs)
 		return;
-	tail = BPF_CORE_READ(ctx, cached_cq_tail);
+	tail = direct ? ctx->cached_cq_tail : BPF_CORE_READ(ctx, cached_cq_tail);
 	if (cqe_order == US_CQE_ORDER_BEFORE_TAIL)
 		tail++;
-	head = BPF_CORE_READ(ctx, rings, cq.head);
+	head = cq_head(ctx, direct);
 	depth = tail - head;
+	entries = direct ? ctx->cq_entries : BPF_CORE_READ(ctx, cq_entries);
 	/* A full CQ: this CQE goes to the overflow list, not to slot tail - 1. */
-	if (depth > BPF_CORE_READ(ctx, cq_entries))
+	if (depth > entries)
 		return;
 	__sync_fetch_and_add(&rs->counters[US_RC_CQ_DEPTH_SAMPLES], 1);
 	__sync_fetch_and_add(&rs->counters[US_RC_CQ_DEPTH_SUM], depth);
 	counter_max(&rs->counters[US_RC_CQ_DEPTH_MAX], depth);
-	if (!reap_look(ctx, rs))
+	if (!reap_look_at(rs, head))
 		return; /* the one watched is still waiting */
 	if (__sync_val_compare_and_swap(&rs->counters[US_RC_REAP_WATCH_NS], 0, US_WATCH_SETTING))
 		return;

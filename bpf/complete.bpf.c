@@ -291,12 +291,15 @@ static __always_inline struct us_inflight *tracked_by_req(__u64 req_addr, __u64 
 }
 
 /*
+ * direct: ctx is the 6.13+ tracepoint's typed io_ring_ctx pointer, which the boundary
+ * loads from without probe reads (boundary.bpf.h's cq_head()).
+ *
  * req_addr is 0 for CQEs without a request: aux CQEs (multishot intermediates, MSG_RING
  * targets) and every CQE on 5.15-5.17. Those take the request io_req_post_cqe left, if
  * any, and are otherwise found by (ring, user_data).
  */
-static __always_inline void on_complete(void *ctx, __u64 req_addr, __u64 user_data, __s32 res,
-					__u32 cflags)
+static __always_inline void on_complete(void *ctx, bool direct, __u64 req_addr,
+					__u64 user_data, __s32 res, __u32 cflags)
 {
 	struct us_inflight *w;
 	bool by_aux = false;
@@ -307,7 +310,7 @@ static __always_inline void on_complete(void *ctx, __u64 req_addr, __u64 user_da
 	if (cflags & US_CQE_F_NOTIF) {
 		ring = ring_lookup((__u64)ctx);
 		if (ring != US_NO_RING) {
-			boundary_cqe(ctx, ring);
+			boundary_cqe(ctx, ring, direct);
 			on_zc_notif(ctx, ring, user_data, res, cflags);
 		}
 		return;
@@ -321,7 +324,7 @@ static __always_inline void on_complete(void *ctx, __u64 req_addr, __u64 user_da
 		if (w) {
 			if (by_aux)
 				ring_count(w->ring, US_RC_AUX_BY_REQ, 1);
-			boundary_cqe(ctx, w->ring);
+			boundary_cqe(ctx, w->ring, direct);
 			complete_tracked(ctx, w, res, cflags);
 			return;
 		}
@@ -329,7 +332,7 @@ static __always_inline void on_complete(void *ctx, __u64 req_addr, __u64 user_da
 	ring = ring_lookup((__u64)ctx);
 	if (ring == US_NO_RING)
 		return;
-	boundary_cqe(ctx, ring);
+	boundary_cqe(ctx, ring, direct);
 	w = req_addr ? NULL : find_by_udata(ring, user_data);
 	if (w)
 		complete_tracked(ctx, w, res, cflags);
@@ -338,23 +341,23 @@ static __always_inline void on_complete(void *ctx, __u64 req_addr, __u64 user_da
 }
 
 SEC("tp_btf/io_uring_complete")
-int BPF_PROG(usc_cqe, void *ring_ctx, void *req, struct io_uring_cqe *cqe)
+int BPF_PROG(usc_cqe, struct io_ring_ctx *ring_ctx, void *req, struct io_uring_cqe *cqe)
 {
-	on_complete(ring_ctx, (__u64)req, cqe->user_data, cqe->res, cqe->flags);
+	on_complete(ring_ctx, true, (__u64)req, cqe->user_data, cqe->res, cqe->flags);
 	return 0;
 }
 
 SEC("tp_btf/io_uring_complete")
 int BPF_PROG(usc_cqe_req, void *ring_ctx, void *req, __u64 user_data, int res, unsigned int cflags)
 {
-	on_complete(ring_ctx, (__u64)req, user_data, res, cflags);
+	on_complete(ring_ctx, false, (__u64)req, user_data, res, cflags);
 	return 0;
 }
 
 SEC("tp_btf/io_uring_complete")
 int BPF_PROG(usc_cqe_old, void *ring_ctx, __u64 user_data, int res, unsigned int cflags)
 {
-	on_complete(ring_ctx, 0, user_data, res, cflags);
+	on_complete(ring_ctx, false, 0, user_data, res, cflags);
 	return 0;
 }
 

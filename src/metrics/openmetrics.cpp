@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "metrics/exposition.h"
+#include "metrics/boundary_metrics.h"
 #include "metrics/exposition_writer.h"
 #include "uringscope/fields.h"
 #include "uringscope/opcodes.h"
@@ -374,6 +375,11 @@ std::string render_exposition(const Snapshot& snap, ExpositionFormat format) {
   render_globals(w, snap);
   render_rings(w, rings);
   render_ops(w, rings);
+  if (snap.boundary_measured) {
+    BoundarySeries series;
+    for (const RingView& v : rings) series.emplace_back(ring_labels(*v.ring), &v.ring->boundary);
+    render_boundary_metrics(w, series);
+  }
   if (format == ExpositionFormat::OpenMetrics) out += "# EOF\n";
   return out;
 }

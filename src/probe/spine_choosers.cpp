@@ -50,7 +50,7 @@ Choice<SubmitShape> choose_submit(const btf* vmlinux) {
 }
 
 Choice<CompleteShape> choose_complete(const btf* vmlinux) {
-  return choose_shape<CompleteShape>(
+  auto choice = choose_shape<CompleteShape>(
       vmlinux, "complete",
       {{3, CompleteShape::Cqe, "io_uring_complete(ctx, req, cqe), 6.13+ shape", "usc_cqe"},
        {7, CompleteShape::Req7,
@@ -65,6 +65,16 @@ Choice<CompleteShape> choose_complete(const btf* vmlinux) {
         "usc_cqe_old"}},
       CompleteShape::None, CompleteShape::Unrecognised, "no io_uring_complete tracepoint",
       loss_of(FeatureId::Complete));
+  // usc_cqe loads the CQ ring's indices straight through its ctx, which the verifier
+  // allows only for a typed pointer.
+  if (choice.shape == CompleteShape::Cqe &&
+      !arg_points_to_struct(vmlinux, find_tracepoint(vmlinux, "complete"), 0, "io_ring_ctx"))
+    return {CompleteShape::Unrecognised,
+            join("io_uring_complete has 3 args but its ctx is not a struct io_ring_ctx *: "
+                 "unrecognised prototype",
+                 loss_of(FeatureId::Complete), "; "),
+            {}};
+  return choice;
 }
 
 Choice<PuntShape> choose_punt(const btf* vmlinux) {

@@ -32,6 +32,7 @@ constexpr Column kColumns[] = {
     {"ring", 22, true},  {"op", 16, true},    {"cqe/s", 7, false},
     {"p50", 7, false},   {"p99", 7, false},   {"punt", 6, false},
     {"errors", 6, false}, {"batch", 6, false}, {"cq-ovf", 6, false},
+    {"reap99", 7, false},
 };
 constexpr std::size_t kNumColumns = std::size(kColumns);
 
@@ -146,7 +147,8 @@ void render_live_header(std::ostream& out, double interval_s) {
   out << "  cqe/s: completions per second; p50, p99: latency of the requests completed in the"
          " interval\n";
   out << "  punt: submissions punted to io-wq; errors: error CQEs (-EAGAIN excluded)\n";
-  out << "  per ring: batch = SQEs per submitting io_uring_enter, cq-ovf = CQ overflows\n";
+  out << "  per ring: batch = SQEs per submitting io_uring_enter, cq-ovf = CQ overflows,\n"
+         "  reap99 = p99 of the CQ reap lag (CQE posted to reaped; with --boundary)\n";
   std::vector<std::string> titles;
   for (const Column& col : kColumns) titles.emplace_back(col.title);
   out << format_row(titles) << '\n';
@@ -187,6 +189,8 @@ void render_live_interval(std::ostream& out, const Snapshot& delta, uint64_t sin
       row[0] = live_ring_cell(ring);
       row[7] = batch_cell(ring);
       row[8] = format_live_count(c.cq_overflows);
+      // Empty, not "-", without --boundary: nothing was measured, not nothing seen.
+      if (delta.boundary_measured) row[9] = latency(ring.boundary.reap_lag, 0.99);
       first = false;
     };
     for (const OpStats& op : ring.ops) {

@@ -69,6 +69,21 @@ OpStats op_delta(const OpStats& after, const OpStats* before) {
   return d;
 }
 
+// The boundary over the interval: samples, sums and the reap-lag histogram as flows,
+// maxima as interval maxima (live.h), like an op's latency.
+RingBoundary boundary_delta(const RingBoundary& after, const RingBoundary* before) {
+  static const RingBoundary kZero;
+  const RingBoundary& b = before ? *before : kZero;
+  RingBoundary d;
+  d.cq_depth_samples = sub(after.cq_depth_samples, b.cq_depth_samples);
+  d.cq_depth_sum = sub(after.cq_depth_sum, b.cq_depth_sum);
+  d.cq_depth_max = interval_max(after.cq_depth_max, b.cq_depth_max, d.cq_depth_samples > 0);
+  d.reap_lag = histogram_delta(after.reap_lag, b.reap_lag);
+  d.reap_gap_sum_ns = sub(after.reap_gap_sum_ns, b.reap_gap_sum_ns);
+  d.reap_gap_max_ns = interval_max(after.reap_gap_max_ns, b.reap_gap_max_ns, d.reap_lag.count() > 0);
+  return d;
+}
+
 bool op_changed(const OpStats& d) {
   for (const OpCounterField& f : kOpCounterFields)
     if (d.*f.member) return true;
@@ -161,6 +176,7 @@ Snapshot snapshot_delta(const Snapshot& after, const Snapshot& before) {
   d.tool = tool_delta(after.tool, before.tool);
   d.leak.threshold_ns = after.leak.threshold_ns;
   d.workers = after.workers;  // a gauge, like workers_distinct
+  d.boundary_measured = after.boundary_measured;
 
   std::map<RingKey, const Ring*> earlier;
   for (const auto& [key, ring] : keyed(before.rings)) earlier[key] = ring;
@@ -171,6 +187,7 @@ Snapshot snapshot_delta(const Snapshot& after, const Snapshot& before) {
 
     Ring r = *ring;  // metadata: the newer reading's
     r.counters = counters_delta(ring->counters, prev ? prev->counters : Counters{});
+    r.boundary = boundary_delta(ring->boundary, prev ? &prev->boundary : nullptr);
     r.ops.clear();
     for (const OpStats& op : ring->ops) {
       const OpStats* prev_op = nullptr;

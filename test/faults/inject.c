@@ -69,6 +69,7 @@ static const struct scenario scenarios[] = {
     {"steady-recv", 100, "none", 0, 0, prepare_steady_sockets, scenario_steady_recv, 0},
     {"ring-churn", 50, "none", 0, 0, NULL, scenario_ring_churn, 0},
     {"reap-lag", 30, "REAP-LAG", 0, 0, NULL, scenario_reap_lag, 0},
+    {"reap-lag-raw", 30, "REAP-LAG", 0, 0, NULL, scenario_reap_lag_raw, 0},
     // --check: in-flight requests whose memory is not theirs alone, and safe look-alikes.
     {"hazard-overlap", 4, "HAZARD", 0, 0, NULL, scenario_hazard_overlap, 0},
     {"hazard-vec-overlap", 1, "HAZARD", 0, 0, NULL, scenario_hazard_vec_overlap, 0},

@@ -311,6 +311,15 @@ score reap-lag cmd REAP-LAG "" "" "reap-lag 30" \
   "$R0.reap_lag.avg_ns >= \$gt[\"reap.hold_min_us\"] * 1000 @@ lag no shorter than the hold" \
   "$R0.reap_lag.avg_ns <= \$gt[\"reap.hold_max_us\"] * 1000 + $R0.reap_lag.resolution_max_ns + 2000000 @@ lag within the hold plus the stated resolution" \
   "$R0.cq_depth.max == 1 @@ one CQE waiting at a time"
+# The same on a ring set up and reaped through raw system calls, without liburing: its
+# indices alone must find it.
+RAW="([.rings[] | select(.fd == \$gt[\"raw_ring.fd\"] and .counters.submissions > 0) | .id][0]) as \$id | [.end_to_end.rings[] | select(.ring == \$id)][0] as \$e |"
+SCORE_ARGS=--boundary \
+score reap-lag-raw cmd REAP-LAG "" "" "reap-lag-raw 30" \
+  "$RAW \$e != null @@ the raw ring is measured" \
+  "$RAW \$e.reap_lag.watched >= \$gt[\"reap.cqes\"] - 1 and \$e.reap_lag.watched <= \$gt[\"reap.cqes\"] @@ every held CQE watched" \
+  "$RAW \$e.reap_lag.avg_ns >= \$gt[\"reap.hold_min_us\"] * 1000 @@ lag no shorter than the hold" \
+  "$RAW \$e.reap_lag.avg_ns <= \$gt[\"reap.hold_max_us\"] * 1000 + \$e.reap_lag.resolution_max_ns + 2000000 @@ lag within the hold plus the stated resolution"
 
 # --check: the hazard scenarios must be found, exactly, and the clean ones stay silent.
 # Each in-flight pair, unmap or unregister is held in flight on an empty pipe, so the

@@ -4,6 +4,9 @@
 // plus the stated resolution; CQEs reaped at once do not; the CQ depth counts what waits.
 #include <gtest/gtest.h>
 
+#include <regex>
+#include <sstream>
+
 #include "harness.h"
 
 using harness::findings_with_tag;
@@ -49,6 +52,27 @@ TEST_F(Boundary, HeldCqesShowAsReapLagWithinTheStatedResolution) {
   EXPECT_EQ(found[0].at("severity"), "WARN");
 }
 
+// No liburing at all on the measured ring: set up, submitted and reaped through raw
+// system calls and the program's own mappings. Only the ring's indices can see it.
+TEST_F(Boundary, ARingDrivenWithoutLiburingIsMeasuredToo) {
+  auto [report, gt] = bounded({"reap-lag-raw", "25"});
+  const nlohmann::json* raw = nullptr;
+  for (const auto& ring : report.at("rings"))
+    if (num(ring, "fd") == gt.number("label", "raw_ring", "fd") && num(ring.at("counters"), "submissions") > 0) raw = &ring;
+  ASSERT_NE(raw, nullptr) << "no ring with the raw ring's fd";
+  const nlohmann::json* entry = nullptr;
+  for (const auto& e : report.at("end_to_end").at("rings"))
+    if (num(e, "ring") == num(*raw, "id")) entry = &e;
+  ASSERT_NE(entry, nullptr) << report.at("end_to_end").dump();
+  const auto& lag = entry->at("reap_lag");
+  EXPECT_GE(num(lag, "watched"), gt.value("cqes") - 1) << lag.dump();
+  EXPECT_LE(num(lag, "watched"), gt.value("cqes"));
+  EXPECT_GE(num(lag, "avg_ns"), gt.value("hold_min_us") * 1000) << lag.dump();
+  EXPECT_LE(num(lag, "avg_ns"), gt.value("hold_max_us") * 1000 + num(lag, "resolution_max_ns") + 2'000'000)
+      << lag.dump();
+  EXPECT_EQ(findings_with_tag(report, "REAP-LAG").size(), 1u);
+}
+
 TEST_F(Boundary, CqesReapedAtOnceAreNoLag) {
   auto [report, gt] = bounded({"clean", "1024"});
   const auto& entry = ring_entry(report);
@@ -59,6 +83,38 @@ TEST_F(Boundary, CqesReapedAtOnceAreNoLag) {
   EXPECT_LE(num(entry.at("cq_depth"), "max"), 32);
   EXPECT_EQ(num(entry.at("cq_depth"), "samples"), 1024);
   EXPECT_TRUE(findings_with_tag(report, "REAP-LAG").empty());
+}
+
+// A duration as format_duration prints it ("52.4ms", "1.2s"), in ns; -1 if it is not one.
+double duration_ns(const std::string& text) {
+  static const std::regex re(R"(^([0-9.]+)(ns|us|ms|s)$)");
+  std::smatch m;
+  if (!std::regex_match(text, m, re)) return -1;
+  const double scale = m[2] == "ns" ? 1 : m[2] == "us" ? 1e3 : m[2] == "ms" ? 1e6 : 1e9;
+  return std::stod(m[1]) * scale;
+}
+
+TEST_F(Boundary, LiveIntervalsShowTheReapLag) {
+  const std::string json = file("live-boundary.json");
+  auto r = harness::run({harness::kUringscope, "--boundary", "-i", "0.25", "--json=" + json, "--",
+                         harness::kInject, "reap-lag", "20"});
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto gt = harness::parse_ground_truth(r.out);
+  // The ring's first row of each interval ends in its reap99 cell.
+  std::istringstream lines(r.out);
+  int intervals_with_reaps = 0;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("#", 0) != 0 || line.find(" NOP ") == std::string::npos) continue;
+    const std::string cell = line.substr(line.find_last_of(' ') + 1);
+    const double p99 = duration_ns(cell);
+    if (p99 < 0) continue;  // "-": nothing reaped in that interval
+    ++intervals_with_reaps;
+    // Each lag is at least the hold, and at most the hold plus the timer's resolution
+    // (the p99 of a log2 histogram is capped at the interval's largest lag).
+    EXPECT_GE(p99, 0.99 * gt.value("hold_min_us") * 1000) << line;
+    EXPECT_LE(p99, gt.value("hold_max_us") * 1000 + 10'000'000) << line;
+  }
+  EXPECT_GE(intervals_with_reaps, 2) << r.out;
 }
 
 TEST_F(Boundary, OffWithoutTheFlag) {

@@ -58,6 +58,13 @@ const Ring* find_ring(const Snapshot& s, uint64_t ctx) {
   return nullptr;
 }
 
+Ring& find_ring_mut(Snapshot& s, uint64_t ctx) {
+  for (Ring& r : s.rings)
+    if (r.ctx == ctx) return r;
+  ADD_FAILURE() << "no ring with ctx " << ctx;
+  return s.rings.front();
+}
+
 // --- snapshot_delta: a hand-built pair -----------------------------------------------
 //
 // before (wall 1s):
@@ -246,6 +253,32 @@ TEST(SnapshotDelta, HistogramBucketsAndIntervalQuantiles) {
   // (rank 95: 1024 + 1024 * 95/150 = 1672.5 -> 1672) is not the interval's.
   Snapshot after = after_fixture();
   EXPECT_EQ(find_op(*find_ring(after, kCtxA), kRead)->latency.quantile_ns(0.5), 1672u);
+}
+
+TEST(SnapshotDelta, BoundaryFlowsAndIntervalMaxima) {
+  Snapshot before = before_fixture(), after = after_fixture();
+  before.boundary_measured = after.boundary_measured = true;
+  RingBoundary& b = find_ring_mut(before, kCtxA).boundary;
+  RingBoundary& a = find_ring_mut(after, kCtxA).boundary;
+  b.cq_depth_samples = 100, b.cq_depth_sum = 400, b.cq_depth_max = 9;
+  a.cq_depth_samples = 150, a.cq_depth_sum = 500, a.cq_depth_max = 9;
+  b.reap_lag.buckets[20] = 5, b.reap_lag.sum_ns = 5'000'000, b.reap_lag.max_ns = 1'500'000;
+  a.reap_lag.buckets[20] = 7, a.reap_lag.sum_ns = 7'200'000, a.reap_lag.max_ns = 1'500'000;
+  b.reap_gap_sum_ns = 50, b.reap_gap_max_ns = 30;
+  a.reap_gap_sum_ns = 90, a.reap_gap_max_ns = 30;
+  const Snapshot d = snapshot_delta(after, before);
+  EXPECT_TRUE(d.boundary_measured);
+  const RingBoundary& r = find_ring(d, kCtxA)->boundary;
+  EXPECT_EQ(r.cq_depth_samples, 50u);
+  EXPECT_EQ(r.cq_depth_sum, 100u);
+  EXPECT_DOUBLE_EQ(r.cq_depth_avg(), 2.0);
+  // Sampled in the interval without a new maximum: the run's maximum, an upper bound.
+  EXPECT_EQ(r.cq_depth_max, 9u);
+  EXPECT_EQ(r.reap_lag.count(), 2u);
+  EXPECT_EQ(r.reap_lag.sum_ns, 2'200'000u);
+  EXPECT_EQ(r.reap_lag.max_ns, 1'500'000u);
+  EXPECT_EQ(r.reap_gap_sum_ns, 40u);
+  EXPECT_EQ(r.reap_gap_max_ns, 30u);
 }
 
 TEST(SnapshotDelta, CountersSumsMaximaAndGauges) {
@@ -665,10 +698,10 @@ TEST(LiveAdditivity, SplittingAnIntervalChangesNothing) {
 // --- rendering -------------------------------------------------------------------------
 //
 // Columns (live.h): ring 22 left, 2 blanks, op 16 left, 2 blanks, cqe/s 7, then one blank
-// before each of p50 7, p99 7, punt 6, errors 6, batch 6, cq-ovf 6, right-aligned:
-// 93 characters, trailing blanks trimmed.
+// before each of p50 7, p99 7, punt 6, errors 6, batch 6, cq-ovf 6, reap99 7,
+// right-aligned: 101 characters, trailing blanks trimmed.
 const std::string kTitles =
-    "ring                    op                  cqe/s     p50     p99   punt errors  batch cq-ovf";
+    "ring                    op                  cqe/s     p50     p99   punt errors  batch cq-ovf  reap99";
 
 // An interval of 2 s:
 //   #0 fio pid 4123, 10 submitting enters, 64 SQEs, 2,469 CQEs, 3 CQ overflows
@@ -728,10 +761,10 @@ TEST(LiveRender, HeaderNamesTheIntervalAndTheColumns) {
   std::ostringstream out;
   render_live_header(out, 1.0);
   auto lines = lines_of(out.str());
-  ASSERT_EQ(lines.size(), 5u);
+  ASSERT_EQ(lines.size(), 6u);
   EXPECT_EQ(lines[0],
             "uringscope live: every 1s; the full report and findings follow when the run ends");
-  EXPECT_EQ(lines[4], kTitles);
+  EXPECT_EQ(lines[5], kTitles);
   std::ostringstream half;
   render_live_header(half, 0.5);
   EXPECT_NE(half.str().find("every 500ms;"), std::string::npos);
@@ -743,7 +776,7 @@ TEST(LiveRender, OneRowPerActiveRingAndOp) {
   auto lines = lines_of(out.str());
   std::vector<std::string> want = {
       "-- +12.0s  14:03:21  interval 2s "
-      "------------------------------------------------------------",
+      "--------------------------------------------------------------------",
       "#0 fio[4123]            READ                1,234  1.66us     2ms   0.0%      0    6.4      3",
       "                        WRITE                 0.5    20us    20us  50.0%      1",
       "#2 postgres-w[4194304]  -                     0.0       -       -      -      -      -      0",
@@ -751,6 +784,25 @@ TEST(LiveRender, OneRowPerActiveRingAndOp) {
   };
   EXPECT_EQ(lines, want);
   EXPECT_EQ(lines[0].size(), kTitles.size());  // the stamp rules the table's width
+}
+
+TEST(LiveRender, ReapLagP99WithTheBoundary) {
+  Snapshot d = render_fixture();
+  d.boundary_measured = true;
+  // 99 reaps in [2^20, 2^21) ns, one in [2^22, 2^23): the p99 is the 99th, the top of
+  // the first bucket: 2^21 ns = 2.1ms.
+  d.rings[0].boundary.reap_lag.buckets[20] = 99;
+  d.rings[0].boundary.reap_lag.buckets[22] = 1;
+  d.rings[0].boundary.reap_lag.max_ns = 5'000'000;
+  std::ostringstream out;
+  render_live_interval(out, d, 12'000'000'000, "14:03:21");
+  auto lines = lines_of(out.str());
+  ASSERT_GE(lines.size(), 5u);
+  EXPECT_EQ(lines[1],
+            "#0 fio[4123]            READ                1,234  1.66us     2ms   0.0%      0    6.4      3   2.1ms");
+  EXPECT_EQ(lines[1].size(), kTitles.size());
+  // Measured and nothing reaped: "-"; not measured (above): the cell stays empty.
+  EXPECT_EQ(lines[3].substr(lines[3].size() - 1), "-");
 }
 
 TEST(LiveRender, IdleInterval) {
@@ -789,7 +841,7 @@ TEST(LiveRender, CatchAllRingIsNamedNotNumbered) {
 // Where each column ends in the title line: right-aligned cells must end there too.
 std::vector<std::size_t> right_edges() {
   std::vector<std::size_t> edges;
-  for (std::string_view title : {"cqe/s", "p50", "p99", "punt", "errors", "batch", "cq-ovf"}) {
+  for (std::string_view title : {"cqe/s", "p50", "p99", "punt", "errors", "batch", "cq-ovf", "reap99"}) {
     std::size_t at = kTitles.find(std::string(" ") + std::string(title));
     edges.push_back(at + 1 + title.size());
   }

@@ -739,6 +739,39 @@ TEST_F(OpenMetrics, AnEmptySnapshotIsStillAValidExposition) {
   }
 }
 
+TEST_F(OpenMetrics, BoundaryFamiliesComeWithTheBoundaryOnly) {
+  EXPECT_FALSE(om.families.count("uringscope_cq_reap_lag_seconds"));
+  EXPECT_FALSE(om.families.count("uringscope_cq_depth_max"));
+  Snapshot s = fixture();
+  s.boundary_measured = true;
+  RingBoundary& b = s.rings[0].boundary;
+  b.cq_depth_samples = 10;
+  b.cq_depth_sum = 35;
+  b.cq_depth_max = 6;
+  b.reap_lag.buckets[20] = 3;  // [2^20, 2^21) ns
+  b.reap_lag.sum_ns = 3'000'000;
+  b.reap_lag.max_ns = 1'500'000;
+  for (const ExpositionFormat f : {ExpositionFormat::OpenMetrics, ExpositionFormat::Prometheus004}) {
+    const Exposition e = parse(render_exposition(s, f), f == ExpositionFormat::OpenMetrics);
+    EXPECT_TRUE(e.errors.empty()) << ::testing::PrintToString(e.errors);
+    EXPECT_EQ(value_of(e, "uringscope_cq_depth_samples_total", labels_of(s.rings[0], "")), 10);
+    EXPECT_EQ(value_of(e, "uringscope_cq_depth_sum_total", labels_of(s.rings[0], "")), 35);
+    EXPECT_EQ(value_of(e, "uringscope_cq_depth_max", labels_of(s.rings[0], "")), 6);
+    EXPECT_EQ(value_of(e, "uringscope_cq_depth_max", labels_of(s.rings[1], "")), 0);
+    const auto hs = histograms(e, "uringscope_cq_reap_lag_seconds");
+    ASSERT_EQ(hs.size(), 2u);  // one per ring, idle ones too: the same series every scrape
+    std::string key;
+    for (const auto& [k, v] : labels_of(s.rings[0], "")) key += "\x1f" + k + "=" + v;
+    ASSERT_TRUE(hs.count(key));
+    const HistSeries& h = hs.at(key);
+    ASSERT_EQ(h.buckets.size(), kHistBuckets);
+    EXPECT_EQ(h.buckets[19].second, 0);
+    EXPECT_EQ(h.buckets[20].second, 3);
+    EXPECT_EQ(*h.count, 3);
+    EXPECT_DOUBLE_EQ(*h.sum, 0.003);
+  }
+}
+
 TEST_F(OpenMetrics, FamiliesAreNotInterleaved) {
   // The parser rejects a family's metadata or samples after another family began; check
   // the family order is one block each and that every family has samples or is empty.

@@ -120,6 +120,19 @@ TEST(ProbeKernel, CompleteWithUnknownArgCount) {
   EXPECT_TRUE(contains(feature(s, "complete").detail, "not measured"));
 }
 
+TEST(ProbeKernel, CompleteWithThreeArgsNeedsATypedCtx) {
+  // usc_cqe loads through ctx: a void * there is not a prototype it can read.
+  KernelBtf k({"complete"});
+  add_618_tracepoints(k);
+  const auto& t = k.types();
+  k.add_tracepoint("complete", {t.void_ptr, t.void_ptr, t.cqe});
+  const auto s = probe(k);
+  EXPECT_EQ(s.complete, CompleteShape::Unrecognised);
+  EXPECT_EQ(s.tier, Tier::Unsupported);
+  EXPECT_TRUE(contains(feature(s, "complete").detail,
+                       "io_uring_complete has 3 args but its ctx is not a struct io_ring_ctx *"));
+}
+
 TEST(ProbeKernel, PuntWithUnknownArgCountIsLegacy) {
   KernelBtf k({"queue_async_work"});
   add_618_tracepoints(k);
