@@ -53,15 +53,13 @@ static __always_inline __u32 cq_head(struct io_ring_ctx *ctx, bool direct)
 	return direct ? ctx->rings->cq.head : BPF_CORE_READ(ctx, rings, cq.head);
 }
 
-/* Whether the watched CQE is behind `head`; true when nothing is watched. */
-static __always_inline bool reap_look_at(struct us_ring_stats *rs, __u32 head)
+/* Whether the watched CQE is behind `head` at `now`; true when nothing is watched. */
+static __always_inline bool reap_look_at(struct us_ring_stats *rs, __u32 head, __u64 now)
 {
 	__u64 posted = rs->counters[US_RC_REAP_WATCH_NS];
-	__u64 now;
 
 	if (posted <= US_WATCH_SETTING)
 		return posted == 0;
-	now = bpf_ktime_get_ns();
 	if ((__s32)(head - (__u32)rs->counters[US_RC_REAP_WATCH_POS]) > 0) {
 		reap_seen(rs, posted, now);
 		return true;
@@ -70,26 +68,28 @@ static __always_inline bool reap_look_at(struct us_ring_stats *rs, __u32 head)
 	return false;
 }
 
-/* Whether the program has reaped the watched CQE yet; true when nothing is watched. */
+/* As reap_look_at(), from a program with no clock read of its own to share. */
 static __always_inline bool reap_look(struct io_ring_ctx *ctx, struct us_ring_stats *rs)
 {
 	__u64 posted = rs->counters[US_RC_REAP_WATCH_NS];
 
 	if (posted <= US_WATCH_SETTING)
 		return posted == 0;
-	return reap_look_at(rs, cq_head(ctx, false));
+	return reap_look_at(rs, cq_head(ctx, false), bpf_ktime_get_ns());
 }
 
-/* A submit or io_uring_enter() of the ring: is the watched CQE reaped by now? */
-static __always_inline void boundary_look(struct io_ring_ctx *ctx, __u32 ring)
+/* A submit of the ring at `now`: is the watched CQE reaped by now? direct: as for
+ * cq_head() (the 6.0+ submit tracepoints' request leads to a typed ctx). */
+static __always_inline void boundary_look(struct io_ring_ctx *ctx, __u32 ring, __u64 now,
+					  bool direct)
 {
 	struct us_ring_stats *rs;
 
 	if (!boundary_on)
 		return;
 	rs = ring_stats_row(ring);
-	if (rs && rs->counters[US_RC_REAP_WATCH_NS])
-		reap_look(ctx, rs);
+	if (rs && rs->counters[US_RC_REAP_WATCH_NS] > US_WATCH_SETTING)
+		reap_look_at(rs, cq_head(ctx, direct), now);
 }
 
 #endif /* URINGSCOPE_BOUNDARY_BPF_H */

@@ -57,13 +57,13 @@ static __always_inline void tick_start(__u32 ring)
 		t->state = US_TICK_IDLE;
 }
 
-/* A CQE posted on ring `ring`: sample the depth; watch it if no other CQE is watched.
- * direct: as for cq_head(). */
-static __always_inline void boundary_cqe(struct io_ring_ctx *ctx, __u32 ring, bool direct)
+/* A CQE posted on ring `ring` at `now`: sample the depth; watch it if no other CQE is
+ * watched. direct: as for cq_head(). */
+static __always_inline void boundary_cqe(struct io_ring_ctx *ctx, __u32 ring, bool direct,
+					 __u64 now)
 {
 	struct us_ring_stats *rs;
 	__u32 tail, head, depth, entries;
-	__u64 now;
 
 	if (!boundary_on || cqe_order == US_CQE_ORDER_UNKNOWN || ring == US_RING_CATCHALL)
 		return;
@@ -79,14 +79,16 @@ static __always_inline void boundary_cqe(struct io_ring_ctx *ctx, __u32 ring, bo
 	/* A full CQ: this CQE goes to the overflow list, not to slot tail - 1. */
 	if (depth > entries)
 		return;
-	__sync_fetch_and_add(&rs->counters[US_RC_CQ_DEPTH_SAMPLES], 1);
-	__sync_fetch_and_add(&rs->counters[US_RC_CQ_DEPTH_SUM], depth);
+	/* Plain adds: the kernel posts a ring's CQEs one at a time (its cached tail is not an
+	 * atomic: the completion lock, or the one task of a lockless ring), and this event
+	 * fires inside that, so two CPUs never add here at once. */
+	rs->counters[US_RC_CQ_DEPTH_SAMPLES]++;
+	rs->counters[US_RC_CQ_DEPTH_SUM] += depth;
 	counter_max(&rs->counters[US_RC_CQ_DEPTH_MAX], depth);
-	if (!reap_look_at(rs, head))
+	if (!reap_look_at(rs, head, now))
 		return; /* the one watched is still waiting */
 	if (__sync_val_compare_and_swap(&rs->counters[US_RC_REAP_WATCH_NS], 0, US_WATCH_SETTING))
 		return;
-	now = bpf_ktime_get_ns();
 	rs->counters[US_RC_REAP_WATCH_POS] = tail - 1;
 	rs->counters[US_RC_REAP_SEEN_NS] = now;
 	rs->counters[US_RC_REAP_WATCH_NS] = now;

@@ -95,10 +95,8 @@ static __always_inline void count_cqe(struct us_opstat *os, __s32 res, __u32 cfl
 
 /* The time from submit to now; false, with the loss counted, when the entry's start
  * time is not one (being rewritten by a racing submit). */
-static __always_inline bool elapsed_since(__u64 start_ns, __u64 *elapsed)
+static __always_inline bool elapsed_since(__u64 start_ns, __u64 now, __u64 *elapsed)
 {
-	__u64 now = bpf_ktime_get_ns();
-
 	if (!start_ns || start_ns > now) {
 		tool_count(US_TOOL_LATENCY_TORN);
 		return false;
@@ -113,14 +111,15 @@ static __always_inline bool elapsed_since(__u64 start_ns, __u64 *elapsed)
  * send already waiting under that key makes both ambiguous: they share one entry that
  * the next two notifications end, with no latency sample.
  */
-static __always_inline void zc_wait_for_notif(struct us_opstat *os, struct us_inflight *w)
+static __always_inline void zc_wait_for_notif(struct us_opstat *os, struct us_inflight *w,
+					      __u64 now)
 {
 	struct us_inflight moved = *w;
 	struct us_inflight_bucket *b;
 	struct us_inflight *z;
 	__u64 key = zc_key(w->ring, w->user_data), since;
 
-	if (elapsed_since(w->start_ns, &since)) {
+	if (elapsed_since(w->start_ns, now, &since)) {
 		opstat_count(os, US_OC_ZC_RESULTS);
 		__sync_fetch_and_add(&os->counters[US_OC_ZC_RESULT_SUM_NS], since);
 	}
@@ -157,11 +156,11 @@ static __always_inline bool abandoned_cqe(void *ring_ctx, __s32 res)
 
 /* The final CQE of a tracked request: its latency, and its way is free again. A request
  * rejected before issue has no latency worth a sample. */
-static __always_inline void end_tracked(struct us_opstat *os, struct us_inflight *w)
+static __always_inline void end_tracked(struct us_opstat *os, struct us_inflight *w, __u64 now)
 {
 	__u64 lat;
 
-	if (!(w->state & US_IF_FAILED) && elapsed_since(w->start_ns, &lat))
+	if (!(w->state & US_IF_FAILED) && elapsed_since(w->start_ns, now, &lat))
 		record_latency(os, lat);
 	w->req = 0;
 }
@@ -172,7 +171,7 @@ static __always_inline void end_tracked(struct us_opstat *os, struct us_inflight
  * completed, and stays in the table for the leak scan.
  */
 static __always_inline void complete_tracked(void *ring_ctx, struct us_inflight *w, __s32 res,
-					     __u32 cflags)
+					     __u32 cflags, __u64 now)
 {
 	struct us_opstat *os = opstat_row(w->opstat);
 
@@ -183,7 +182,7 @@ static __always_inline void complete_tracked(void *ring_ctx, struct us_inflight 
 		trace_cqe(ring_ctx, w->req, w->user_data, w->ring, w->opcode, res, cflags);
 	if (cflags & US_CQE_F_MORE) {
 		if (is_zero_copy_send(w->opcode) && !(w->state & US_IF_ZC_WAIT))
-			zc_wait_for_notif(os, w);
+			zc_wait_for_notif(os, w, now);
 		return;
 	}
 	if (check_on)
@@ -193,7 +192,7 @@ static __always_inline void complete_tracked(void *ring_ctx, struct us_inflight 
 		w->state |= US_IF_ABANDONED;
 		return;
 	}
-	end_tracked(os, w);
+	end_tracked(os, w, now);
 }
 
 /*
@@ -255,7 +254,7 @@ static __always_inline void complete_untracked(void *ring_ctx, __u32 ring, __u64
  * never counted under NOP, and its res (0, or the ZC_COPIED usage bit) is no error.
  */
 static __always_inline void on_zc_notif(void *ring_ctx, __u32 ring, __u64 user_data,
-					__s32 res, __u32 cflags)
+					__s32 res, __u32 cflags, __u64 now)
 {
 	struct us_inflight *w = zc_waiting(ring, user_data);
 	struct us_opstat *os;
@@ -278,7 +277,7 @@ static __always_inline void on_zc_notif(void *ring_ctx, __u32 ring, __u64 user_d
 		w->state &= ~US_IF_ZC_SHARED; /* the other send's notification is still owed */
 		return;
 	}
-	end_tracked(os, w);
+	end_tracked(os, w, now);
 }
 
 /* The tracked request behind req_addr, if its entry still names this user_data (an
@@ -304,14 +303,16 @@ static __always_inline void on_complete(void *ctx, bool direct, __u64 req_addr,
 	struct us_inflight *w;
 	bool by_aux = false;
 	__u32 ring;
+	__u64 now;
 
 	if (boundary_on && cqe_order == US_CQE_ORDER_UNKNOWN)
 		cqe_order_learn(ctx, user_data);
 	if (cflags & US_CQE_F_NOTIF) {
 		ring = ring_lookup((__u64)ctx);
 		if (ring != US_NO_RING) {
-			boundary_cqe(ctx, ring, direct);
-			on_zc_notif(ctx, ring, user_data, res, cflags);
+			now = bpf_ktime_get_ns();
+			boundary_cqe(ctx, ring, direct, now);
+			on_zc_notif(ctx, ring, user_data, res, cflags, now);
 		}
 		return;
 	}
@@ -324,18 +325,21 @@ static __always_inline void on_complete(void *ctx, bool direct, __u64 req_addr,
 		if (w) {
 			if (by_aux)
 				ring_count(w->ring, US_RC_AUX_BY_REQ, 1);
-			boundary_cqe(ctx, w->ring, direct);
-			complete_tracked(ctx, w, res, cflags);
+			/* One clock read for the latency and the boundary. */
+			now = bpf_ktime_get_ns();
+			boundary_cqe(ctx, w->ring, direct, now);
+			complete_tracked(ctx, w, res, cflags, now);
 			return;
 		}
 	}
 	ring = ring_lookup((__u64)ctx);
 	if (ring == US_NO_RING)
 		return;
-	boundary_cqe(ctx, ring, direct);
 	w = req_addr ? NULL : find_by_udata(ring, user_data);
+	now = w || boundary_on ? bpf_ktime_get_ns() : 0;
+	boundary_cqe(ctx, ring, direct, now);
 	if (w)
-		complete_tracked(ctx, w, res, cflags);
+		complete_tracked(ctx, w, res, cflags, now);
 	else
 		complete_untracked(ctx, ring, req_addr, res, cflags);
 }
@@ -378,7 +382,7 @@ int BPF_PROG(usc_cqe_ovf, void *ring_ctx, __u64 user_data, __s32 res, __u32 cfla
 		return 0;
 	ring_count(ring, US_RC_CQ_OVERFLOWS, 1);
 	if (cflags & US_CQE_F_NOTIF) {
-		on_zc_notif(ring_ctx, ring, user_data, res, cflags);
+		on_zc_notif(ring_ctx, ring, user_data, res, cflags, bpf_ktime_get_ns());
 		return 0;
 	}
 	req = aux_req_take(ring_ctx, user_data);
@@ -386,7 +390,7 @@ int BPF_PROG(usc_cqe_ovf, void *ring_ctx, __u64 user_data, __s32 res, __u32 cfla
 	if (w && req)
 		ring_count(ring, US_RC_AUX_BY_REQ, 1);
 	if (w)
-		complete_tracked(ring_ctx, w, res, cflags);
+		complete_tracked(ring_ctx, w, res, cflags, bpf_ktime_get_ns());
 	else
 		tool_count(US_TOOL_OVERFLOW_NO_REQ);
 	return 0;

@@ -206,8 +206,8 @@ extern const volatile __u64 ring_exit_fn;
 /* uringscope's own pid (in its namespace): never a target, so the ring it opens to learn
  * cqe_order is not reported. */
 extern const volatile __u32 self_tgid;
-/* --boundary: CQ depth and reap lag (boundary.bpf.h). Off, its calls are dead code: it
- * costs about a NOP's worth per request today (docs/overhead.md), so it is opt-in. */
+/* --boundary: CQ depth and reap lag (boundary.bpf.h). Off, its calls are dead code;
+ * on, it costs 1.0-1.25x the default mode per request (docs/overhead.md). */
 extern const volatile bool boundary_on;
 /* The fentry on io_req_post_cqe is loaded (complete.bpf.c): pointer-less CQEs look for
  * the request it left before falling back to the (ring, user_data) index. */

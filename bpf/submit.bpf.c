@@ -19,9 +19,9 @@
 
 
 static __always_inline void track(struct us_inflight *w, __u64 req_addr, __u64 user_data,
-				  __u32 ring, __u32 row, __u8 opcode, __u8 state)
+				  __u32 ring, __u32 row, __u8 opcode, __u8 state, __u64 now)
 {
-	w->start_ns = bpf_ktime_get_ns();
+	w->start_ns = now;
 	w->user_data = user_data;
 	w->opstat = row;
 	w->ring = ring;
@@ -131,16 +131,19 @@ static __always_inline void on_submit(struct io_kiocb *req, __u64 req_addr, bool
 	struct us_inflight_bucket *b;
 	struct us_inflight *w;
 	struct us_opstat *os;
-	__u64 flags, user_data;
+	__u64 flags, user_data, now;
 	__u32 ring, row;
 	__u8 opcode;
 
 	if (!current_is_target())
 		return;
+	/* One clock read for the request's start and the boundary's look (read_tsc is a
+	 * large share of the whole cost on a virtual machine). */
+	now = bpf_ktime_get_ns();
 	ctx = req_ctx(req, direct);
 	ring = ring_of_request(ctx);
 	learn_sqpoll_thread(ring);
-	boundary_look(ctx, ring);
+	boundary_look(ctx, ring, now, direct);
 	opcode = req_opcode(req, direct);
 	row = opstat_for(ring, opcode);
 	os = opstat_row(row);
@@ -157,7 +160,7 @@ static __always_inline void on_submit(struct io_kiocb *req, __u64 req_addr, bool
 	flags = req_flags(req, direct);
 	user_data = req_user_data(req, direct);
 	track(w, req_addr, user_data, ring, row, opcode,
-	      req_has_flag(flags, US_RF_CQE_SKIP) ? US_IF_CQE_SKIP : 0);
+	      req_has_flag(flags, US_RF_CQE_SKIP) ? US_IF_CQE_SKIP : 0, now);
 	index_by_udata(ring, user_data, req_addr);
 	/* Only tracked requests: their end is seen, so the analysis never holds a stale one. */
 	if (check_on)
@@ -223,7 +226,7 @@ int BPF_PROG(usc_req_failed, const struct io_uring_sqe *sqe, struct io_kiocb *re
 	w = inflight_claim(b, req_addr, ring);
 	if (!w)
 		return 0;
-	track(w, req_addr, user_data, ring, row, opcode, US_IF_FAILED);
+	track(w, req_addr, user_data, ring, row, opcode, US_IF_FAILED, bpf_ktime_get_ns());
 	index_by_udata(ring, user_data, req_addr);
 	if (trace_on) {
 		struct us_trace_args t = { .req = req_addr, .user_data = user_data, .ring = ring,
