@@ -26,17 +26,32 @@ static __always_inline void cqe_order_learn(struct io_ring_ctx *ctx, __u64 user_
 		cqe_order = tail ? US_CQE_ORDER_IN_TAIL : US_CQE_ORDER_BEFORE_TAIL;
 }
 
+/* The wait before the timer's next look at a CQE posted at `posted` (see US_REAP_TICK_NS). */
+static __always_inline __u64 reap_tick_after(__u64 posted)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u64 next = now > posted ? (now - posted) / US_REAP_TICK_BACKOFF : 0;
+
+	if (next < US_REAP_TICK_NS)
+		return US_REAP_TICK_NS;
+	return next > US_REAP_TICK_MAX_NS ? US_REAP_TICK_MAX_NS : next;
+}
+
 static int reap_tick(void *map, __u32 *key, struct us_ring_timer *t)
 {
 	__u32 ring = *key;
 	struct us_ring_info *info = bpf_map_lookup_elem(&ring_info, &ring);
 	struct us_ring_stats *rs = ring_stats_row(ring);
 
-	if (!info || !rs || !info->ctx || reap_look((struct io_ring_ctx *)info->ctx, rs)) {
-		t->state = US_TICK_IDLE;
-		return 0;
-	}
-	bpf_timer_start(&t->timer, US_REAP_TICK_NS, 0);
+	if (!info || !rs || !info->ctx)
+		goto idle;
+	__sync_fetch_and_add(&rs->counters[US_RC_REAP_TICKS], 1);
+	if (reap_look((struct io_ring_ctx *)info->ctx, rs))
+		goto idle;
+	bpf_timer_start(&t->timer, reap_tick_after(rs->counters[US_RC_REAP_WATCH_NS]), 0);
+	return 0;
+idle:
+	t->state = US_TICK_IDLE;
 	return 0;
 }
 

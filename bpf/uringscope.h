@@ -91,6 +91,7 @@ enum us_ring_counter {
 	US_RC_REAP_GAP_SUM_NS,    /* ... sum of the last-unreaped -> reaped sighting gaps: how
 				   * much earlier each reap could have been (the resolution) */
 	US_RC_REAP_GAP_MAX_NS,
+	US_RC_REAP_TICKS,         /* timer looks at a quiet ring's watched CQE */
 	US_RC_AUX_BY_REQ,         /* CQEs posted without a request pointer whose request came
 				   * from io_req_post_cqe's argument (complete.bpf.c) */
 	US_RC__COUNT,
@@ -107,8 +108,13 @@ enum us_cqe_order {
 };
 
 /* A quiet ring's watched CQE is looked at this often (a BPF timer), so its reap is seen
- * within this much even when no submit, CQE or enter call of the ring comes. */
+ * within this much even when no submit, CQE or enter call of the ring comes. Once it
+ * has waited 32 ticks the timer backs off to 1/US_REAP_TICK_BACKOFF of its age, at most
+ * US_REAP_TICK_MAX_NS: the resolution stays a small share of the lag, and a CQE left
+ * unreaped for minutes costs a few timer runs a second, not a thousand. */
 #define US_REAP_TICK_NS 1000000ull
+#define US_REAP_TICK_BACKOFF 32
+#define US_REAP_TICK_MAX_NS 1000000000ull
 
 struct us_ring_stats {
 	__u64 counters[US_RC__COUNT];

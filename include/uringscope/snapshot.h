@@ -225,6 +225,7 @@ struct RingBoundary {
   Histogram reap_lag;             // post -> first sight of the head past it (upper bounds)
   uint64_t reap_gap_sum_ns = 0;   // how much earlier each reap could have been: the
   uint64_t reap_gap_max_ns = 0;   // observation's resolution, per reap
+  uint64_t timer_looks = 0;       // BPF timer looks at a watched CQE on a quiet ring
 
   double cq_depth_avg() const;    // 0 when no sample
   uint64_t reap_gap_mean_ns() const;

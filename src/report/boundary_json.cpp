@@ -25,6 +25,7 @@ Json ring_boundary_json(const Ring& ring) {
   add_histogram_fields(reap, b.reap_lag);
   reap["resolution_avg_ns"] = b.reap_gap_mean_ns();
   reap["resolution_max_ns"] = b.reap_gap_max_ns;
+  reap["timer_looks"] = b.timer_looks;
   return Json{{"ring", ring.id},
               {"cq_depth", Json{{"samples", b.cq_depth_samples},
                                 {"avg", b.cq_depth_avg()},

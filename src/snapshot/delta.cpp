@@ -81,6 +81,7 @@ RingBoundary boundary_delta(const RingBoundary& after, const RingBoundary* befor
   d.reap_lag = histogram_delta(after.reap_lag, b.reap_lag);
   d.reap_gap_sum_ns = sub(after.reap_gap_sum_ns, b.reap_gap_sum_ns);
   d.reap_gap_max_ns = interval_max(after.reap_gap_max_ns, b.reap_gap_max_ns, d.reap_lag.count() > 0);
+  d.timer_looks = sub(after.timer_looks, b.timer_looks);
   return d;
 }
 

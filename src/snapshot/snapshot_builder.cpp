@@ -97,6 +97,7 @@ void derive_boundary(RingBoundary& b, const us_ring_stats& stats) {
   b.reap_lag.max_ns = r[US_RC_REAP_LAG_MAX_NS];
   b.reap_gap_sum_ns = r[US_RC_REAP_GAP_SUM_NS];
   b.reap_gap_max_ns = r[US_RC_REAP_GAP_MAX_NS];
+  b.timer_looks = r[US_RC_REAP_TICKS];
 }
 
 bool ring_has_activity(const Ring& ring) {

@@ -70,6 +70,8 @@ static const struct scenario scenarios[] = {
     {"ring-churn", 50, "none", 0, 0, NULL, scenario_ring_churn, 0},
     {"reap-lag", 30, "REAP-LAG", 0, 0, NULL, scenario_reap_lag, 0},
     {"reap-lag-raw", 30, "REAP-LAG", 0, 0, NULL, scenario_reap_lag_raw, 0},
+    // COUNT is the hold in ms here; one CQE, too few for REAP-LAG's minimum.
+    {"reap-hold", 2000, "none", 0, 0, NULL, scenario_reap_hold, 0},
     // --check: in-flight requests whose memory is not theirs alone, and safe look-alikes.
     {"hazard-overlap", 4, "HAZARD", 0, 0, NULL, scenario_hazard_overlap, 0},
     {"hazard-vec-overlap", 1, "HAZARD", 0, 0, NULL, scenario_hazard_vec_overlap, 0},

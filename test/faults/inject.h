@@ -240,6 +240,7 @@ void scenario_pollretry_file(struct ctx *c);
 // scenarios_boundary.c
 void scenario_reap_lag(struct ctx *c);
 void scenario_reap_lag_raw(struct ctx *c);
+void scenario_reap_hold(struct ctx *c);
 
 // scenarios_hazards.c: the helpers of both hazard files, then its scenarios
 // reap_expect(): any result will do (the scenario records it).

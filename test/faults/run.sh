@@ -311,6 +311,13 @@ score reap-lag cmd REAP-LAG "" "" "reap-lag 30" \
   "$R0.reap_lag.avg_ns >= \$gt[\"reap.hold_min_us\"] * 1000 @@ lag no shorter than the hold" \
   "$R0.reap_lag.avg_ns <= \$gt[\"reap.hold_max_us\"] * 1000 + $R0.reap_lag.resolution_max_ns + 2000000 @@ lag within the hold plus the stated resolution" \
   "$R0.cq_depth.max == 1 @@ one CQE waiting at a time"
+# One CQE held 2 s: its lag is the hold, and the timer backed off (about 164 looks where
+# a fixed 1 ms tick would take 2,000).
+SCORE_ARGS=--boundary \
+score reap-hold cmd none "" "" "reap-hold 2000" \
+  "$R0.reap_lag.max_ns >= \$gt[\"reap.hold_min_us\"] * 1000 @@ lag no shorter than the hold" \
+  "$R0.reap_lag.max_ns <= \$gt[\"reap.hold_max_us\"] * 1000 + $R0.reap_lag.resolution_max_ns + 2000000 @@ lag within the hold plus the stated resolution" \
+  "$R0.reap_lag.timer_looks >= 10 and $R0.reap_lag.timer_looks <= 300 @@ the timer backed off"
 # The same on a ring set up and reaped through raw system calls, without liburing: its
 # indices alone must find it.
 RAW="([.rings[] | select(.fd == \$gt[\"raw_ring.fd\"] and .counters.submissions > 0) | .id][0]) as \$id | [.end_to_end.rings[] | select(.ring == \$id)][0] as \$e |"

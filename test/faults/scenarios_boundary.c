@@ -60,6 +60,40 @@ void scenario_reap_lag(struct ctx *c) {
   hold_note(c, &h);
 }
 
+/*
+ * One NOP whose CQE is held COUNT milliseconds before io_uring_cqe_seen(): a CQE left
+ * unreaped for long, which the timer looks at less and less often (US_REAP_TICK_BACKOFF);
+ * then one NOP reaped at once.
+ */
+void scenario_reap_hold(struct ctx *c) {
+  struct op_stats *st = use_op(c, OP_NOP);
+  struct hold_stats h = {UINT64_MAX, 0, 0};
+  struct io_uring_sqe *sqe = get_sqe(c);
+  io_uring_prep_nop(sqe);
+  io_uring_sqe_set_data64(sqe, c->next_user_data++);
+  submit_queued(c, 1);
+  st->submitted++;
+  struct io_uring_cqe *cqe = wait_one(c);
+  const uint64_t seen = now_ns();
+  count_cqe(st, cqe->res, cqe->flags);
+  if (cqe->res != 0) fail("NOP returned %d", cqe->res);
+  sleep_ms((unsigned)c->count);
+  hold_add(&h, now_ns() - seen);
+  io_uring_cqe_seen(&c->ring, cqe);
+  // One more NOP, reaped at once: its submit is a look that sees the held CQE reaped
+  // (without it, the reap could go unseen as the process tears its ring down).
+  sqe = get_sqe(c);
+  io_uring_prep_nop(sqe);
+  io_uring_sqe_set_data64(sqe, c->next_user_data++);
+  submit_queued(c, 1);
+  st->submitted++;
+  cqe = wait_one(c);
+  count_cqe(st, cqe->res, cqe->flags);
+  io_uring_cqe_seen(&c->ring, cqe);
+  note(c, "GROUND-TRUTH reap held=1 hold_ms=%lu hold_min_us=%llu hold_max_us=%llu\n", c->count,
+       (unsigned long long)(h.min_ns / 1000), (unsigned long long)(h.max_ns / 1000));
+}
+
 /* A ring of its own, the way the kernel hands it out: fd, and the two rings and the SQE
  * array mapped at their offsets. */
 struct raw_ring {

@@ -73,6 +73,22 @@ TEST_F(Boundary, ARingDrivenWithoutLiburingIsMeasuredToo) {
   EXPECT_EQ(findings_with_tag(report, "REAP-LAG").size(), 1u);
 }
 
+// A CQE left unreaped for 2 s: its lag is still the hold, and the timer backs off (one
+// tick apart for 32 ticks, then 1/32 of the age): about 32 + 32 ln(2000 / 32) = 164 looks,
+// where a fixed 1 ms tick would make 2,000.
+TEST_F(Boundary, ALongHeldCqeIsLookedAtLessAndLessOften) {
+  auto [report, gt] = bounded({"reap-hold", "2000"});
+  const auto& lag = ring_entry(report).at("reap_lag");
+  EXPECT_GE(num(lag, "watched"), 1) << lag.dump();
+  EXPECT_GE(num(lag, "max_ns"), gt.value("hold_min_us") * 1000) << lag.dump();
+  EXPECT_LE(num(lag, "max_ns"), gt.value("hold_max_us") * 1000 + num(lag, "resolution_max_ns") + 2'000'000)
+      << lag.dump();
+  // Late timers (an emulated machine) only make fewer looks.
+  EXPECT_GE(num(lag, "timer_looks"), 10) << lag.dump();
+  EXPECT_LE(num(lag, "timer_looks"), 300) << lag.dump();
+  EXPECT_TRUE(findings_with_tag(report, "REAP-LAG").empty());  // one CQE: below the minimum
+}
+
 TEST_F(Boundary, CqesReapedAtOnceAreNoLag) {
   auto [report, gt] = bounded({"clean", "1024"});
   const auto& entry = ring_entry(report);

@@ -264,8 +264,8 @@ TEST(SnapshotDelta, BoundaryFlowsAndIntervalMaxima) {
   a.cq_depth_samples = 150, a.cq_depth_sum = 500, a.cq_depth_max = 9;
   b.reap_lag.buckets[20] = 5, b.reap_lag.sum_ns = 5'000'000, b.reap_lag.max_ns = 1'500'000;
   a.reap_lag.buckets[20] = 7, a.reap_lag.sum_ns = 7'200'000, a.reap_lag.max_ns = 1'500'000;
-  b.reap_gap_sum_ns = 50, b.reap_gap_max_ns = 30;
-  a.reap_gap_sum_ns = 90, a.reap_gap_max_ns = 30;
+  b.reap_gap_sum_ns = 50, b.reap_gap_max_ns = 30, b.timer_looks = 7;
+  a.reap_gap_sum_ns = 90, a.reap_gap_max_ns = 30, a.timer_looks = 12;
   const Snapshot d = snapshot_delta(after, before);
   EXPECT_TRUE(d.boundary_measured);
   const RingBoundary& r = find_ring(d, kCtxA)->boundary;
@@ -279,6 +279,7 @@ TEST(SnapshotDelta, BoundaryFlowsAndIntervalMaxima) {
   EXPECT_EQ(r.reap_lag.max_ns, 1'500'000u);
   EXPECT_EQ(r.reap_gap_sum_ns, 40u);
   EXPECT_EQ(r.reap_gap_max_ns, 30u);
+  EXPECT_EQ(r.timer_looks, 5u);
 }
 
 TEST(SnapshotDelta, CountersSumsMaximaAndGauges) {
