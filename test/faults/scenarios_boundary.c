@@ -16,12 +16,7 @@
 
 #define REAP_HOLD_MS 50u
 
-/*
- * COUNT times: one NOP submitted alone (it completes inside the submit call), its CQE
- * waited for, then held REAP_HOLD_MS before io_uring_cqe_seen(). The hold is measured from
- * the moment the CQE was seen in the ring to the call that reaps it: the kernel posted
- * it a little before the first, so the true lag is at least the hold.
- */
+/* The holds of one scenario's CQEs. */
 struct hold_stats {
   uint64_t min_ns, max_ns, sum_ns;
 };
@@ -40,34 +35,10 @@ static void hold_note(struct ctx *c, const struct hold_stats *h) {
        (unsigned long long)(c->count ? h->sum_ns / c->count / 1000 : 0));
 }
 
-void scenario_reap_lag(struct ctx *c) {
-  struct op_stats *st = use_op(c, OP_NOP);
-  struct hold_stats h = {UINT64_MAX, 0, 0};
-  for (unsigned long i = 0; i < c->count; i++) {
-    struct io_uring_sqe *sqe = get_sqe(c);
-    io_uring_prep_nop(sqe);
-    io_uring_sqe_set_data64(sqe, c->next_user_data++);
-    submit_queued(c, 1);
-    st->submitted++;
-    struct io_uring_cqe *cqe = wait_one(c);
-    const uint64_t seen = now_ns();
-    count_cqe(st, cqe->res, cqe->flags);
-    if (cqe->res != 0) fail("NOP returned %d", cqe->res);
-    sleep_ms(REAP_HOLD_MS);
-    hold_add(&h, now_ns() - seen);
-    io_uring_cqe_seen(&c->ring, cqe);
-  }
-  hold_note(c, &h);
-}
-
-/*
- * One NOP whose CQE is held COUNT milliseconds before io_uring_cqe_seen(): a CQE left
- * unreaped for long, which the timer looks at less and less often (US_REAP_TICK_BACKOFF);
- * then one NOP reaped at once.
- */
-void scenario_reap_hold(struct ctx *c) {
-  struct op_stats *st = use_op(c, OP_NOP);
-  struct hold_stats h = {UINT64_MAX, 0, 0};
+/* One NOP submitted alone and its CQE waited for (it completes inside the submit call),
+ * its CQE held `hold_ms` before io_uring_cqe_seen(); the hold, from the moment the CQE
+ * was seen in the ring, goes into `h`. */
+static void nop_held(struct ctx *c, struct op_stats *st, unsigned hold_ms, struct hold_stats *h) {
   struct io_uring_sqe *sqe = get_sqe(c);
   io_uring_prep_nop(sqe);
   io_uring_sqe_set_data64(sqe, c->next_user_data++);
@@ -77,19 +48,35 @@ void scenario_reap_hold(struct ctx *c) {
   const uint64_t seen = now_ns();
   count_cqe(st, cqe->res, cqe->flags);
   if (cqe->res != 0) fail("NOP returned %d", cqe->res);
-  sleep_ms((unsigned)c->count);
-  hold_add(&h, now_ns() - seen);
+  if (hold_ms) sleep_ms(hold_ms);
+  hold_add(h, now_ns() - seen);
   io_uring_cqe_seen(&c->ring, cqe);
-  // One more NOP, reaped at once: its submit is a look that sees the held CQE reaped
-  // (without it, the reap could go unseen as the process tears its ring down).
-  sqe = get_sqe(c);
-  io_uring_prep_nop(sqe);
-  io_uring_sqe_set_data64(sqe, c->next_user_data++);
-  submit_queued(c, 1);
-  st->submitted++;
-  cqe = wait_one(c);
-  count_cqe(st, cqe->res, cqe->flags);
-  io_uring_cqe_seen(&c->ring, cqe);
+}
+
+/*
+ * COUNT times: one NOP submitted alone, its CQE held REAP_HOLD_MS before
+ * io_uring_cqe_seen(). The hold is measured from the moment the CQE was seen in the ring
+ * to the call that reaps it: the kernel posted it a little before the first, so the true
+ * lag is at least the hold.
+ */
+void scenario_reap_lag(struct ctx *c) {
+  struct op_stats *st = use_op(c, OP_NOP);
+  struct hold_stats h = {UINT64_MAX, 0, 0};
+  for (unsigned long i = 0; i < c->count; i++) nop_held(c, st, REAP_HOLD_MS, &h);
+  hold_note(c, &h);
+}
+
+/*
+ * One NOP whose CQE is held COUNT milliseconds before io_uring_cqe_seen(): a CQE left
+ * unreaped for long, which the timer looks at less and less often (US_REAP_TICK_BACKOFF);
+ * then one NOP reaped at once, whose submit is a look that sees the held CQE reaped
+ * (without it, the reap could go unseen as the process tears its ring down).
+ */
+void scenario_reap_hold(struct ctx *c) {
+  struct op_stats *st = use_op(c, OP_NOP);
+  struct hold_stats h = {UINT64_MAX, 0, 0}, at_once = {UINT64_MAX, 0, 0};
+  nop_held(c, st, (unsigned)c->count, &h);
+  nop_held(c, st, 0, &at_once);
   note(c, "GROUND-TRUTH reap held=1 hold_ms=%lu hold_min_us=%llu hold_max_us=%llu\n", c->count,
        (unsigned long long)(h.min_ns / 1000), (unsigned long long)(h.max_ns / 1000));
 }
