@@ -37,7 +37,11 @@ usage: bench/run.sh [options]
                        uringscope-check,uringscope-spine,floor,bpftrace,perf); tracers whose tool is
                        missing are skipped with a note (uringscope-spine needs
                        URINGSCOPE_SKIP_FEATURES support in uringscope);
-                       uringscope-boundary is uringscope --boundary;
+                       uringscope-noboundary is uringscope --no-boundary (the
+                       default mode without the boundary); uringscope-files is
+                       uringscope --files (per-file attribution);
+                       uringscope-boundary is
+                       uringscope --boundary (the default, named for old comparisons);
                        uringscope-prev is the binary in $BENCH_PREV_URINGSCOPE (an
                        earlier build), to price a change side by side
   --depth N --batch N  passed to loadgen (default 32 and 8)
@@ -243,7 +247,7 @@ proc_cpu_ns() {
 
 have_tracer() {
   case $1 in
-    none | uringscope | uringscope-trace | uringscope-check | uringscope-boundary | uringscope-noenter | floor) return 0 ;;
+    none | uringscope | uringscope-trace | uringscope-check | uringscope-boundary | uringscope-noboundary | uringscope-files | uringscope-noenter | floor) return 0 ;;
     uringscope-prev) [[ -x ${BENCH_PREV_URINGSCOPE:-} ]] ;;
     uringscope-spine) ((spine_ok)) ;;
     bpftrace) command -v bpftrace >/dev/null ;;
@@ -282,6 +286,8 @@ start_tracer() {
     uringscope-trace) "$uringscope" --trace "$shm/trace.json" -p "$target" >"$log" 2>&1 & ;;
     uringscope-check) "$uringscope" --check -p "$target" >"$log" 2>&1 & ;;
     uringscope-boundary) "$uringscope" --boundary -p "$target" >"$log" 2>&1 & ;;
+    uringscope-noboundary) "$uringscope" --no-boundary -p "$target" >"$log" 2>&1 & ;;
+    uringscope-files) "$uringscope" --files -p "$target" >"$log" 2>&1 & ;;
     uringscope-prev) "$BENCH_PREV_URINGSCOPE" -p "$target" >"$log" 2>&1 & ;;
     floor) "$floor" >"$log" 2>&1 & ;;
     bpftrace) bpftrace -B line "$bt_script" "$target" >"$log" 2>&1 & ;;

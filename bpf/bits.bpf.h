@@ -36,4 +36,14 @@ static __always_inline __u64 hist_slot(__u64 ns)
 	return slot;
 }
 
+/* One latency into a log2 histogram with its sum and maximum. A lost race on the
+ * maximum under-reports it by one concurrent sample at most. */
+static __always_inline void latency_add(__u64 *hist, __u64 *sum, __u64 *max, __u64 lat)
+{
+	__sync_fetch_and_add(&hist[hist_slot(lat)], 1);
+	__sync_fetch_and_add(sum, lat);
+	if (lat > *max)
+		*max = lat;
+}
+
 #endif /* URINGSCOPE_BITS_BPF_H */

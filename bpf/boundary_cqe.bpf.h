@@ -1,16 +1,14 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-3-Clause) */
 /*
- * The boundary at each CQE posted (boundary.bpf.h has the method): the CQ depth, the
- * start of a watch, and the timer that keeps looking at a quiet ring's watched CQE.
- * Only complete.bpf.c includes this: a BPF timer's callback must be in the object of
- * the program that sets it.
+ * The boundary at each CQE posted (boundary.bpf.h has the method): the CQ depth and the
+ * start of a watch, with the ring's timer (boundary_timer.bpf.h) started for it.
+ * Only complete.bpf.c includes this.
  */
 #ifndef URINGSCOPE_BOUNDARY_CQE_BPF_H
 #define URINGSCOPE_BOUNDARY_CQE_BPF_H
 
-#include "boundary.bpf.h"
+#include "boundary_timer.bpf.h"
 
-#define US_CLOCK_MONOTONIC 1
 /* uringscope's own NOP on its own ring, after attaching (src/loader/cqe_order.cpp). */
 #define US_CQE_ORDER_USER_DATA 0x7573632d6f726472ull /* "usc-ordr" */
 
@@ -24,52 +22,6 @@ static __always_inline void cqe_order_learn(struct io_ring_ctx *ctx, __u64 user_
 	tail = BPF_CORE_READ(ctx, cached_cq_tail);
 	if (tail <= 1)
 		cqe_order = tail ? US_CQE_ORDER_IN_TAIL : US_CQE_ORDER_BEFORE_TAIL;
-}
-
-/* The wait before the timer's next look at a CQE posted at `posted` (see US_REAP_TICK_NS). */
-static __always_inline __u64 reap_tick_after(__u64 posted)
-{
-	__u64 now = bpf_ktime_get_ns();
-	__u64 next = now > posted ? (now - posted) / US_REAP_TICK_BACKOFF : 0;
-
-	if (next < US_REAP_TICK_NS)
-		return US_REAP_TICK_NS;
-	return next > US_REAP_TICK_MAX_NS ? US_REAP_TICK_MAX_NS : next;
-}
-
-static int reap_tick(void *map, __u32 *key, struct us_ring_timer *t)
-{
-	__u32 ring = *key;
-	struct us_ring_info *info = bpf_map_lookup_elem(&ring_info, &ring);
-	struct us_ring_stats *rs = ring_stats_row(ring);
-
-	if (!info || !rs || !info->ctx)
-		goto idle;
-	__sync_fetch_and_add(&rs->counters[US_RC_REAP_TICKS], 1);
-	if (reap_look((struct io_ring_ctx *)info->ctx, rs))
-		goto idle;
-	bpf_timer_start(&t->timer, reap_tick_after(rs->counters[US_RC_REAP_WATCH_NS]), 0);
-	return 0;
-idle:
-	t->state = US_TICK_IDLE;
-	return 0;
-}
-
-static __always_inline void tick_start(__u32 ring)
-{
-	struct us_ring_timer *t = bpf_map_lookup_elem(&ring_timers, &ring);
-
-	if (!t || t->state == US_TICK_RUNNING)
-		return;
-	if (t->state == US_TICK_UNINIT) {
-		/* -EBUSY: another CPU initialised it first, which is as good. */
-		bpf_timer_init(&t->timer, &ring_timers, US_CLOCK_MONOTONIC);
-		if (bpf_timer_set_callback(&t->timer, reap_tick))
-			return;
-	}
-	t->state = US_TICK_RUNNING;
-	if (bpf_timer_start(&t->timer, US_REAP_TICK_NS, 0))
-		t->state = US_TICK_IDLE;
 }
 
 /* A CQE posted on ring `ring` at `now`: sample the depth; watch it if no other CQE is

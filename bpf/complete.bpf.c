@@ -21,6 +21,8 @@
 #include "check.bpf.h"
 #include "boundary_cqe.bpf.h"
 #include "aux_req.bpf.h"
+#include "cqe_counts.bpf.h"
+#include "files.bpf.h"
 #include <bpf/bpf_tracing.h>
 
 #define US_EINTR 4
@@ -35,74 +37,6 @@ static __always_inline void trace_cqe(void *ring_ctx, __u64 req, __u64 user_data
 
 	t.aux = cq_depth(ring_ctx);
 	trace_emit(&t);
-}
-
-static __always_inline void record_latency(struct us_opstat *os, __u64 lat)
-{
-	/* Far beyond any real request (2^40 ns is 18 minutes: the top bucket): a torn read of
-	 * a start time, not a latency. */
-	if (lat >> 50) {
-		tool_count(US_TOOL_LATENCY_TORN);
-		return;
-	}
-	__sync_fetch_and_add(&os->hist[hist_slot(lat)], 1);
-	__sync_fetch_and_add(&os->counters[US_OC_LAT_SUM_NS], lat);
-	/* A lost race here only under-reports the max by one concurrent sample. */
-	if (lat > os->counters[US_OC_LAT_MAX_NS])
-		os->counters[US_OC_LAT_MAX_NS] = lat;
-}
-
-/* Per-(ring, op, errno) counts, so the report can name the codes behind an error rate. */
-static __always_inline void count_errno(const struct us_opstat *os, __s32 res)
-{
-	struct us_errno_key key = {
-		.ring = os->ring,
-		.opcode = (__u16)os->opcode,
-		.err = (__u16)(-res),
-	};
-	__u64 one = 1, *n;
-
-	n = bpf_map_lookup_elem(&errnos, &key);
-	if (n) {
-		__sync_fetch_and_add(n, 1);
-		return;
-	}
-	if (!bpf_map_update_elem(&errnos, &key, &one, BPF_NOEXIST))
-		return;
-	n = bpf_map_lookup_elem(&errnos, &key); /* another CPU inserted it first */
-	if (n)
-		__sync_fetch_and_add(n, 1);
-	else
-		tool_count(US_TOOL_ERRNO_FULL);
-}
-
-static __always_inline bool is_zero_copy_send(__u32 opcode)
-{
-	return opcode == US_OP_SEND_ZC || opcode == US_OP_SENDMSG_ZC;
-}
-
-static __always_inline void count_cqe(struct us_opstat *os, __s32 res, __u32 cflags)
-{
-	opstat_count(os, US_OC_COMPLETED);
-	if (res < 0 && res != -US_EAGAIN) {
-		opstat_count(os, US_OC_ERRORS);
-		count_errno(os, res);
-	}
-	/* A zero-copy send's F_MORE announces its notification, not more results. */
-	if ((cflags & US_CQE_F_MORE) && !is_zero_copy_send(os->opcode))
-		opstat_count(os, US_OC_MULTISHOT_CQES);
-}
-
-/* The time from submit to now; false, with the loss counted, when the entry's start
- * time is not one (being rewritten by a racing submit). */
-static __always_inline bool elapsed_since(__u64 start_ns, __u64 now, __u64 *elapsed)
-{
-	if (!start_ns || start_ns > now) {
-		tool_count(US_TOOL_LATENCY_TORN);
-		return false;
-	}
-	*elapsed = now - start_ns;
-	return true;
 }
 
 /*
@@ -155,14 +89,32 @@ static __always_inline bool abandoned_cqe(void *ring_ctx, __s32 res)
 }
 
 /* The final CQE of a tracked request: its latency, and its way is free again. A request
- * rejected before issue has no latency worth a sample. */
-static __always_inline void end_tracked(struct us_opstat *os, struct us_inflight *w, __u64 now)
+ * rejected before issue has no latency worth a sample. Returns the latency recorded, or
+ * US_NO_LATENCY. */
+static __always_inline __u64 end_tracked(struct us_opstat *os, struct us_inflight *w, __u64 now)
 {
-	__u64 lat;
+	__u64 lat = US_NO_LATENCY;
 
-	if (!(w->state & US_IF_FAILED) && elapsed_since(w->start_ns, now, &lat))
-		record_latency(os, lat);
+	if (w->state & US_IF_FAILED || !elapsed_since(w->start_ns, now, &lat) ||
+	    !record_latency(os, lat))
+		lat = US_NO_LATENCY;
 	w->req = 0;
+	return lat;
+}
+
+/* The CQE on its file's row: each one counts, the final one ends the request there. A
+ * zero-copy send ends at its result CQE on the file (its notification CQE has no
+ * request to read the file from), without a latency. */
+static __always_inline void file_count_tracked(const struct us_file_req *r, __s32 res,
+					       __u32 cflags, __u64 lat)
+{
+	struct us_file_hit hit = {};
+
+	if (!files_on || (r->state & US_IF_ZC_WAIT))
+		return;
+	file_cqe(&hit, r->req, r->ring, r->opcode, res);
+	if (!(cflags & US_CQE_F_MORE) || is_zero_copy_send(r->opcode))
+		file_end(&hit, r->state, true, lat);
 }
 
 /*
@@ -174,6 +126,8 @@ static __always_inline void complete_tracked(void *ring_ctx, struct us_inflight 
 					     __u32 cflags, __u64 now)
 {
 	struct us_opstat *os = opstat_row(w->opstat);
+	/* Read before the request ends: once its way is free a new submit may rewrite it. */
+	struct us_file_req seen = { w->req, w->ring, w->opcode, w->state };
 
 	if (!os)
 		return;
@@ -181,6 +135,7 @@ static __always_inline void complete_tracked(void *ring_ctx, struct us_inflight 
 	if (trace_on)
 		trace_cqe(ring_ctx, w->req, w->user_data, w->ring, w->opcode, res, cflags);
 	if (cflags & US_CQE_F_MORE) {
+		file_count_tracked(&seen, res, cflags, US_NO_LATENCY);
 		if (is_zero_copy_send(w->opcode) && !(w->state & US_IF_ZC_WAIT))
 			zc_wait_for_notif(os, w, now);
 		return;
@@ -192,7 +147,7 @@ static __always_inline void complete_tracked(void *ring_ctx, struct us_inflight 
 		w->state |= US_IF_ABANDONED;
 		return;
 	}
-	end_tracked(os, w, now);
+	file_count_tracked(&seen, res, cflags, end_tracked(os, w, now));
 }
 
 /*
@@ -243,6 +198,13 @@ static __always_inline void complete_untracked(void *ring_ctx, __u32 ring, __u64
 	if (trace_on)
 		trace_cqe(ring_ctx, req_addr, 0, ring, (__u8)op_slot(opcode), res, cflags);
 	opstat_count(os, US_OC_UNTRACKED);
+	if (files_on && req_addr) {
+		struct us_file_hit hit = {};
+
+		file_cqe(&hit, req_addr, ring, opcode, res);
+		if (!(cflags & US_CQE_F_MORE))
+			file_end(&hit, 0, false, US_NO_LATENCY);
+	}
 	if (abandoned_cqe(ring_ctx, res))
 		opstat_count(os, US_OC_CANCELLED_AT_EXIT);
 }

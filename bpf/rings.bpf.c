@@ -5,7 +5,7 @@
  * that drive it.
  */
 #include "tables.bpf.h"
-#include "boundary.bpf.h"
+#include "boundary_sq.bpf.h"
 #include <bpf/bpf_tracing.h>
 
 /*
@@ -126,8 +126,11 @@ static __always_inline int count_enter(__u32 fd, __u64 to_submit, __u32 flags)
 		reap_look(ctx, rs);
 	__sync_fetch_and_add(&rs->counters[US_RC_ENTER_CALLS], 1);
 	/* The SQPOLL thread had gone to sleep and the program had to wake it. */
-	if (flags & US_ENTER_SQ_WAKEUP)
+	if (flags & US_ENTER_SQ_WAKEUP) {
 		__sync_fetch_and_add(&rs->counters[US_RC_SQ_WAKEUPS], 1);
+		/* SQEs it wrote for the poller that slept: their wait starts here at the latest. */
+		sq_look_if_sqpoll(ring, ctx, rs, bpf_ktime_get_ns(), false);
+	}
 	if (to_submit) {
 		__sync_fetch_and_add(&rs->counters[US_RC_ENTER_SUBMIT_CALLS], 1);
 		__sync_fetch_and_add(&rs->counters[US_RC_TO_SUBMIT_SUM], to_submit);

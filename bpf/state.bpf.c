@@ -23,6 +23,10 @@ struct us_worker_counts_map worker_counts SEC(".maps");
 struct us_trace_rb_map trace_rb SEC(".maps");
 struct us_check_rb_map check_rb SEC(".maps");
 struct us_ring_timers_map ring_timers SEC(".maps");
+struct us_file_stats_map file_stats SEC(".maps");
+struct us_file_names_map file_names SEC(".maps");
+struct us_name_scratch_map name_scratch SEC(".maps");
+struct us_filestat_zero_map filestat_zero SEC(".maps");
 
 const volatile bool filter_tgids = false;
 const volatile __u32 max_rings = US_DEFAULT_MAX_RINGS;
@@ -43,6 +47,7 @@ const volatile __u64 ring_exit_fn = 0;
 const volatile __u32 self_tgid = 0;
 const volatile bool boundary_on = false;
 const volatile bool aux_req_on = false;
+const volatile bool files_on = false;
 
 __u32 ring_rows = 0;
 __u32 opstat_rows = 0;

@@ -164,6 +164,37 @@ struct us_ring_timers_map {
 	__type(value, struct us_ring_timer);
 };
 
+/* Per-file attribution (files.bpf.h): rows by (ring, opcode, file), names by file. */
+struct us_file_stats_map {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, US_DEFAULT_FILE_ROWS);
+	__type(key, struct us_file_key);
+	__type(value, struct us_filestat);
+};
+
+struct us_file_names_map {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, US_DEFAULT_FILE_NAMES);
+	__type(key, struct us_file_id);
+	__type(value, struct us_file_name);
+};
+
+/* The zero row a new (ring, op, file) row starts from (never written), and where a name
+ * is made before it goes into file_names: both too big for the BPF stack. */
+struct us_filestat_zero_map {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct us_filestat);
+};
+
+struct us_name_scratch_map {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct us_file_name);
+};
+
 extern struct us_ring_ids_map ring_ids SEC(".maps");
 extern struct us_ring_info_map ring_info SEC(".maps");
 extern struct us_ring_stats_map ring_stats SEC(".maps");
@@ -183,6 +214,10 @@ extern struct us_worker_counts_map worker_counts SEC(".maps");
 extern struct us_trace_rb_map trace_rb SEC(".maps");
 extern struct us_check_rb_map check_rb SEC(".maps");
 extern struct us_ring_timers_map ring_timers SEC(".maps");
+extern struct us_file_stats_map file_stats SEC(".maps");
+extern struct us_file_names_map file_names SEC(".maps");
+extern struct us_name_scratch_map name_scratch SEC(".maps");
+extern struct us_filestat_zero_map filestat_zero SEC(".maps");
 
 /* Set by userspace before load. */
 extern const volatile bool filter_tgids;
@@ -212,6 +247,8 @@ extern const volatile bool boundary_on;
 /* The fentry on io_req_post_cqe is loaded (complete.bpf.c): pointer-less CQEs look for
  * the request it left before falling back to the (ring, user_data) index. */
 extern const volatile bool aux_req_on;
+/* Per-file attribution (files.bpf.h); off, its calls are dead code. */
+extern const volatile bool files_on;
 
 /* Allocation cursors (rows handed out after the catch-all row 0) and tool counters. */
 extern __u32 ring_rows;
@@ -226,21 +263,28 @@ static __always_inline void tool_count(enum us_tool_counter c)
 	__sync_fetch_and_add(&us_tool[c], 1);
 }
 
-static __always_inline void count_worker(__u32 tgid)
+/* One more for `key` in a hash map of __u64 counts, inserting it at 1; a full map is
+ * counted as the tool loss `full`. Inlined, so the verifier sees the concrete map. */
+static __always_inline void hash_count(void *map, const void *key, enum us_tool_counter full)
 {
-	__u64 one = 1, *n = bpf_map_lookup_elem(&worker_counts, &tgid);
+	__u64 one = 1, *n = bpf_map_lookup_elem(map, key);
 
 	if (n) {
 		__sync_fetch_and_add(n, 1);
 		return;
 	}
-	if (!bpf_map_update_elem(&worker_counts, &tgid, &one, BPF_NOEXIST))
+	if (!bpf_map_update_elem(map, key, &one, BPF_NOEXIST))
 		return;
-	n = bpf_map_lookup_elem(&worker_counts, &tgid); /* another CPU added it first */
+	n = bpf_map_lookup_elem(map, key); /* another CPU inserted it first */
 	if (n)
 		__sync_fetch_and_add(n, 1);
 	else
-		tool_count(US_TOOL_THREADS_FULL);
+		tool_count(full);
+}
+
+static __always_inline void count_worker(__u32 tgid)
+{
+	hash_count(&worker_counts, &tgid, US_TOOL_THREADS_FULL);
 }
 
 /* Remembers an io thread of a target; a full table is counted, never fatal. */

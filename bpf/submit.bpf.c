@@ -14,7 +14,7 @@
 #include "tables.bpf.h"
 #include "trace.bpf.h"
 #include "check.bpf.h"
-#include "boundary.bpf.h"
+#include "boundary_sq.bpf.h"
 #include <bpf/bpf_tracing.h>
 
 
@@ -105,23 +105,31 @@ static __always_inline __u32 ring_of_request(struct io_ring_ctx *ctx)
 }
 
 /*
- * SQPOLL rings submit from their kernel thread. When the thread was not known when the
- * ring got its row (it starts after io_uring_create, or the ring was adopted), learn it
- * from the first submit it makes, so its sleeps can be timed.
+ * A submit from an io thread: the ring's SQPOLL thread, which has just taken an SQE.
+ * When the thread was not known when the ring got its row (it starts after
+ * io_uring_create, or the ring was adopted), learn it here, so its sleeps can be timed;
+ * and look at the SQ for the boundary (boundary_sq.bpf.h).
  */
-static __always_inline void learn_sqpoll_thread(__u32 ring)
+static __always_inline void sqpoll_submit(struct io_ring_ctx *ctx, __u32 ring, __u64 now,
+					  bool direct)
 {
 	struct us_ring_info *info;
+	struct us_ring_stats *rs;
 	__u32 tid;
 
-	if (!current_is_io_thread() || ring == US_RING_CATCHALL)
+	if (ring == US_RING_CATCHALL)
 		return;
 	info = ring_info_row(ring);
-	if (!info || info->sq_tid || !(info->setup_flags & US_SETUP_SQPOLL))
+	if (!info || !(info->setup_flags & US_SETUP_SQPOLL))
 		return;
-	tid = (__u32)bpf_get_current_pid_tgid();
-	info->sq_tid = tid;
-	thread_add(tid, info->tgid, US_THREAD_SQPOLL, ring);
+	if (!info->sq_tid) {
+		tid = (__u32)bpf_get_current_pid_tgid();
+		info->sq_tid = tid;
+		thread_add(tid, info->tgid, US_THREAD_SQPOLL, ring);
+	}
+	rs = boundary_on ? ring_stats_row(ring) : NULL;
+	if (rs)
+		sq_look(ctx, rs, now, direct, true);
 }
 
 /* req_addr: the io_kiocb address as a number (see tp_arg_bits). */
@@ -142,7 +150,8 @@ static __always_inline void on_submit(struct io_kiocb *req, __u64 req_addr, bool
 	now = bpf_ktime_get_ns();
 	ctx = req_ctx(req, direct);
 	ring = ring_of_request(ctx);
-	learn_sqpoll_thread(ring);
+	if (current_is_io_thread())
+		sqpoll_submit(ctx, ring, now, direct);
 	boundary_look(ctx, ring, now, direct);
 	opcode = req_opcode(req, direct);
 	row = opstat_for(ring, opcode);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: (GPL-2.0-only OR BSD-3-Clause)
 /*
- * io_uring's kernel threads: SQPOLL threads (iou-sqp-*), timed while switched out, and
+ * io_uring's kernel threads: SQPOLL threads (iou-sqp-*), timed while switched out (and,
+ * with the boundary on, their SQ looked at while they are out), and
  * io-wq workers (iou-wrk-*), counted once each. Both are created with create_io_thread()
  * inside the owner's thread group and carry PF_IO_WORKER; they fire no
  * sched_process_fork, so they are found where they run.
@@ -16,7 +17,21 @@
  *                    counted in worker_counts.
  */
 #include "tables.bpf.h"
+#include "boundary_timer.bpf.h"
 #include <bpf/bpf_tracing.h>
+
+/* The poller leaves the CPU: SQEs written from now on wait for it. A look now is the
+ * baseline their first sighting is measured from, and the ring's timer looks on while
+ * the thread is out (boundary_sq.bpf.h). */
+static __always_inline void sqpoll_out_look(__u32 ring, struct us_ring_stats *rs, __u64 now)
+{
+	struct us_ring_info *info = ring_info_row(ring);
+
+	if (!info || !info->ctx)
+		return;
+	sq_look((struct io_ring_ctx *)info->ctx, rs, now, false, false);
+	tick_start(ring);
+}
 
 static __always_inline void sqpoll_out(const struct us_thread *t, bool preempt, __u64 now)
 {
@@ -25,7 +40,10 @@ static __always_inline void sqpoll_out(const struct us_thread *t, bool preempt, 
 	if (!rs)
 		return;
 	rs->counters[US_RC_SQPOLL_OUT_NS] = now;
+	/* Atomic: orders the store above before tick_start() reads the timer's state. */
 	__sync_fetch_and_add(&rs->counters[preempt ? US_RC_SQPOLL_PREEMPTS : US_RC_SQPOLL_SLEEPS], 1);
+	if (boundary_on)
+		sqpoll_out_look(t->ring, rs, now);
 }
 
 static __always_inline void sqpoll_in(const struct us_thread *t, __u64 now)

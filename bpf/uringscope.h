@@ -8,16 +8,12 @@
 #ifndef URINGSCOPE_ABI_H
 #define URINGSCOPE_ABI_H
 
-/*
- * Latency histogram: slot i counts latencies in [2^i, 2^(i+1)) ns, slot 0 also takes
- * 0 ns. 40 slots reach 2^40 ns (about 18 minutes); longer requests land in the last.
- */
+/* Latency histogram: slot i counts latencies in [2^i, 2^(i+1)) ns, slot 0 also takes
+ * 0 ns. 40 slots reach 2^40 ns (about 18 minutes); longer requests land in the last. */
 #define US_HIST_SLOTS 40
 
-/*
- * Opcode slots. IORING_OP_LAST is 63 on 6.18; 79 slots leave room for the opcodes later
- * kernels add. An opcode at or beyond US_OP_OTHER is counted in that slot.
- */
+/* Opcode slots. IORING_OP_LAST is 63 on 6.18; 79 slots leave room for the opcodes later
+ * kernels add. An opcode at or beyond US_OP_OTHER is counted in that slot. */
 #define US_OP_SLOTS 80
 #define US_OP_OTHER (US_OP_SLOTS - 1)
 
@@ -92,20 +88,48 @@ enum us_ring_counter {
 				   * much earlier each reap could have been (the resolution) */
 	US_RC_REAP_GAP_MAX_NS,
 	US_RC_REAP_TICKS,         /* timer looks at a quiet ring's watched CQE */
-	US_RC_AUX_BY_REQ,         /* CQEs posted without a request pointer whose request came
-				   * from io_req_post_cqe's argument (complete.bpf.c) */
+	US_RC_AUX_BY_REQ,         /* pointer-less CQEs matched by io_req_post_cqe's request */
+	/* SQPOLL rings, one SQE at a time from first sighting to taken (boundary_sq.bpf.h): */
+	US_RC_SQ_WATCH_NS,        /* ktime of its first sighting, 0 when none (1: being set) */
+	US_RC_SQ_WATCH_POS,       /* its SQ index */
+	US_RC_SQ_WATCH_RES_NS,    /* since the last look that did not see it (its resolution) */
+	US_RC_SQ_LOOK_NS,         /* ktime of the last look at the SQ ring's tail */
+	US_RC_SQ_LOOK_TAIL,       /* ... the tail it saw */
+	US_RC_SQ_WAITS,           /* watched SQEs seen taken */
+	US_RC_SQ_WAIT_SUM_NS,     /* ... sum of first sighting -> taken */
+	US_RC_SQ_WAIT_MAX_NS,
+	US_RC_SQ_RES_SUM_NS,      /* ... sum of their US_RC_SQ_WATCH_RES_NS */
+	US_RC_SQ_RES_MAX_NS,
+	US_RC_SQ_TICKS,           /* timer looks at the SQ ring while its poller was off-CPU */
+	US_RC_SQ_TAKEN_UNSEEN,    /* SQEs taken, none watched, before a look saw them: waits of 0 */
+	/* liburing's exported calls, where a target maps a shared liburing (liburing.bpf.c): */
+	US_RC_LU_SUBMIT_CALLS,    /* io_uring_submit*() calls that returned >= 0 */
+	US_RC_LU_SUBMIT_SQES,     /* ... the SQEs they returned as submitted */
+	US_RC_LU_SUBMIT_MAX,      /* ... the most in one call */
+	US_RC_LU_CQES_HANDED,     /* CQEs handed to the program by its waiting/batch calls */
+	US_RC_LU_REAPS,           /* ... of which the CQE the boundary watched: exact reap lag */
+	US_RC_LU_REAP_SUM_NS,
+	US_RC_LU_REAP_MAX_NS,
+	US_RC_LU_REAP_SEEN_POST,  /* post time of the last watched CQE timed here (once each) */
 	US_RC__COUNT,
 };
 
-/* Whether io_uring_complete fires before the kernel's cached CQ tail counts the CQE or
- * after: it moved between releases, not with the tracepoint's shape, so the complete
- * program learns it from the NOP uringscope posts on a ring of its own after attaching
- * (src/loader/cqe_order.h). The boundary waits for it. */
+/* Whether io_uring_complete fires before the kernel's cached CQ tail counts the CQE:
+ * it moved between releases, not with the tracepoint's shape, so it is learnt from a NOP
+ * on a ring of uringscope's own after attach (src/loader/cqe_order.h). */
 enum us_cqe_order {
 	US_CQE_ORDER_UNKNOWN,
 	US_CQE_ORDER_BEFORE_TAIL,
 	US_CQE_ORDER_IN_TAIL,
 };
+
+/* liburing.so.2's struct io_uring on LP64 (stable across 2.x), as the uprobes read it
+ * from the program's memory; test/unit checks it against liburing.h. */
+#define US_LU_CQ_CQES_OFF 152 /* struct io_uring_cqe *cq.cqes */
+#define US_LU_FLAGS_OFF 192   /* unsigned flags (IORING_SETUP_*) */
+#define US_LU_RING_FD_OFF 196 /* int ring_fd */
+#define US_SETUP_CQE32 (1u << 11)
+#define US_LU_BATCH_LOOK 8    /* io_uring_peek_batch_cqe(): CQEs of a batch looked at */
 
 /* A quiet ring's watched CQE is looked at this often (a BPF timer), so its reap is seen
  * within this much even when no submit, CQE or enter call of the ring comes. Once it
@@ -119,6 +143,8 @@ enum us_cqe_order {
 struct us_ring_stats {
 	__u64 counters[US_RC__COUNT];
 	__u64 reap_hist[US_HIST_SLOTS]; /* reap lag of the watched CQEs, log2 ns slots */
+	__u64 sq_wait_hist[US_HIST_SLOTS]; /* SQ wait of the watched SQEs, log2 ns slots */
+	__u64 lu_reap_hist[US_HIST_SLOTS]; /* watched CQEs' post -> handed over by liburing */
 };
 
 /* Per (ring, opcode) counters. */
@@ -143,6 +169,7 @@ enum us_op_counter {
 			       * CQE follows each, and that CQE ends the request */
 	US_OC_ZC_RESULT_SUM_NS, /* ... sum of their submit-to-result-CQE times */
 	US_OC_ZC_NOTIFS,      /* IORING_CQE_F_NOTIF CQEs matched to their send */
+	US_OC_BYTES,          /* sum of positive results of ops in US_DATA_OPS: bytes moved */
 	US_OC__COUNT,
 };
 
@@ -261,14 +288,13 @@ enum us_tool_counter {
 	US_TOOL_CHECK_DROPS,     /* --check records lost: the check buffer was full */
 	US_TOOL_CHECK_UNSEEN,    /* --check: iovecs beyond US_CHECK_MAX_IOVECS, or memory
 				  * ranges that could not be read: not checked */
+	US_TOOL_FILES_FULL,      /* CQEs left out of the per-file rows: that table was full */
+	US_TOOL_NAMES_FULL,      /* files left unnamed: the file name table was full */
 	US_TOOL__COUNT,
 };
 
-/*
- * REQ_F_* bit numbers above 6 move between kernels and live in an anonymous enum that
- * CO-RE cannot relocate; userspace looks them up in BTF and fills .rodata req_bit[].
- * -1 means "this kernel has no such bit".
- */
+/* REQ_F_* bits above 6 move between kernels in an anonymous enum CO-RE cannot relocate:
+ * userspace looks them up in BTF into .rodata req_bit[] (-1: no such bit). */
 enum us_req_flag {
 	US_RF_FORCE_ASYNC, /* IOSQE_ASYNC (bit 4 everywhere, looked up anyway) */
 	US_RF_CQE_SKIP,    /* IOSQE_CQE_SKIP_SUCCESS (bit 6) */
@@ -276,12 +302,9 @@ enum us_req_flag {
 	US_RF__COUNT,
 };
 
-/*
- * --trace: one record per request event, streamed through a BPF ring buffer (the
- * default mode sends nothing per event). Records are reserved with BPF_RB_NO_WAKEUP
- * and drained on a timer; a full buffer drops the record and counts it in
- * us_tool[US_TOOL_TRACE_DROPS].
- */
+/* --trace: one record per request event through a BPF ring buffer, reserved with
+ * BPF_RB_NO_WAKEUP and drained on a timer; a full buffer drops and counts it
+ * (US_TOOL_TRACE_DROPS). The default mode sends nothing per event. */
 enum us_trace_kind {
 	US_TR_SUBMIT = 1,   /* request submitted (submitter or SQPOLL thread) */
 	US_TR_PUNT = 2,     /* handed to io-wq (aux = punt reason, US_OC_PUNT_*) */
@@ -311,12 +334,9 @@ struct us_trace_event {
 
 #define US_DEFAULT_TRACE_BYTES (8u << 20) /* ring buffer size with --trace: power of two */
 
-/*
- * --check: the memory each request targets, when it stops targeting it, and what the
- * program does to memory and registered buffers meanwhile, streamed through their own
- * ring buffer (check_rb) to the hazard analysis in userspace (src/check/). Drops are
- * counted in us_tool[US_TOOL_CHECK_DROPS].
- */
+/* --check: the memory each request targets, when it stops, and what the program does
+ * to memory and registered buffers meanwhile, through check_rb to src/check/ (drops:
+ * US_TOOL_CHECK_DROPS). */
 enum us_check_kind {
 	US_CK_RANGE = 1,  /* a request targets [addr, addr + len) (one record per iovec) */
 	US_CK_END = 2,    /* the request posted its final CQE (or was cancelled): done */
@@ -358,11 +378,64 @@ struct us_check_event {
 #define US_DEFAULT_CHECK_BYTES (8u << 20)
 #define US_CHECK_MAX_IOVECS 8 /* iovecs of a vectored request checked; the rest counted */
 
+/* Per-file attribution (files.bpf.h): a row per (ring, opcode, file), keyed by the inode
+ * the request's file points at (a fixed file's too), its number and generation: a file
+ * opened and closed a thousand times is one row, a new file in a recycled inode another.
+ * Names are made once per inode at its first CQE, while the file is held open. */
+#define US_DEFAULT_FILE_ROWS 4096
+#define US_DEFAULT_FILE_NAMES 4096
+#define US_PATH_BYTES 768    /* the path's components, leaf first, each NUL-terminated */
+#define US_PATH_NAME_MAX 256 /* one component, NUL included */
+#define US_PATH_DEPTH 32     /* components walked before a path counts as cut */
+
+struct us_file_id {
+	__u64 inode; /* struct inode address: identity only */
+	__u64 ino;
+	__u32 gen;   /* i_generation */
+	__u32 pad;
+};
+
+struct us_file_key {
+	struct us_file_id id;
+	__u32 ring;
+	__u32 opcode; /* US_OP_OTHER for out-of-range opcodes */
+};
+
+enum us_file_counter {
+	US_FC_REQUESTS,   /* requests ended: their final CQE */
+	US_FC_CQES, US_FC_BYTES, US_FC_ERRORS, /* as US_OC_COMPLETED, _BYTES, _ERRORS */
+	US_FC_PUNTED,     /* requests ended that went to io-wq */
+	US_FC_UNTRACKED,  /* ... that were never seen submitted: no latency */
+	US_FC_DIRECT,     /* ... whose file was opened O_DIRECT */
+	US_FC_LAT_SUM_NS, US_FC_LAT_MAX_NS, US_FC__COUNT,
+};
+
+struct us_filestat {
+	__u64 counters[US_FC__COUNT];
+	__u64 hist[US_HIST_SLOTS];
+};
+
+#define US_FN_CUT (1u << 0)    /* longer than US_PATH_BYTES or US_PATH_DEPTH components */
+#define US_FN_PSEUDO (1u << 1) /* a dentry in no directory: pipe, socket, anon inode */
+#define US_FN_UNREAD (1u << 2) /* a component could not be read */
+#define US_FN_SOCKET (1u << 3) /* the socket fields are filled */
+
+struct us_file_name {
+	__u64 ino;
+	__u32 dev, magic, flags;    /* s_dev, s_magic, US_FN_* */
+	__u16 mode, components;     /* i_mode; components in path[] */
+	__u16 family, sock_type, protocol, lport, rport, pad[3]; /* sockets; ports host order */
+	__u8 laddr[16], raddr[16];  /* network order, IPv4 in the first 4 bytes */
+	char path[US_PATH_BYTES];
+};
+
 /* io_uring UAPI constants the BPF side needs (stable ABI). */
 #define US_CQE_F_MORE (1u << 1)
 #define US_CQE_F_NOTIF (1u << 3)
 #define US_OP_SEND_ZC 47
 #define US_OP_SENDMSG_ZC 48
+/* Ops whose positive result is bytes moved, one bit per opcode (opcode_moves_data()). */
+#define US_DATA_OPS 0x340380024cc00636ull
 #define US_ENTER_SQ_WAKEUP (1u << 1)
 #define US_ENTER_REGISTERED_RING (1u << 4)
 #define US_SETUP_SQPOLL (1u << 1)

@@ -28,7 +28,7 @@ struct OpCounterField {
 
 // Not listed, because each combines its own way: opcode (the row's identity),
 // punt_reasons (kPuntReasonFields), errnos (merged by code) and latency (a Histogram).
-inline constexpr std::array<OpCounterField, 13> kOpCounterFields = {{
+inline constexpr std::array<OpCounterField, 14> kOpCounterFields = {{
     {"submitted", &OpStats::submitted, US_OC_SUBMITTED},
     {"completed", &OpStats::completed, US_OC_COMPLETED},
     {"untracked", &OpStats::untracked, US_OC_UNTRACKED},
@@ -42,6 +42,7 @@ inline constexpr std::array<OpCounterField, 13> kOpCounterFields = {{
     {"zc_results", &OpStats::zc_results, US_OC_ZC_RESULTS},
     {"zc_result_sum_ns", &OpStats::zc_result_sum_ns, US_OC_ZC_RESULT_SUM_NS},
     {"zc_notifications", &OpStats::zc_notifications, US_OC_ZC_NOTIFS},
+    {"bytes", &OpStats::bytes, US_OC_BYTES},
 }};
 
 // --- PuntReasons ------------------------------------------------------------------------
@@ -87,7 +88,7 @@ struct ToolField {
   us_tool_counter abi;    // the BPF side's slot
 };
 
-inline constexpr std::array<ToolField, 15> kToolFields = {{
+inline constexpr std::array<ToolField, 17> kToolFields = {{
     {"rings_full", &ToolStats::rings_full,
      "rings counted under \"other rings\" (ring table full)", US_TOOL_RINGS_FULL},
     {"opstats_full", &ToolStats::opstats_full,
@@ -118,6 +119,10 @@ inline constexpr std::array<ToolField, 15> kToolFields = {{
      US_TOOL_CHECK_DROPS},
     {"check_unseen", &ToolStats::check_unseen,
      "--check: iovecs beyond the first 8, or unreadable, not checked", US_TOOL_CHECK_UNSEEN},
+    {"files_full", &ToolStats::files_full,
+     "CQEs left out of the per-file table (file table full)", US_TOOL_FILES_FULL},
+    {"names_full", &ToolStats::names_full,
+     "files shown unresolved (file name table full)", US_TOOL_NAMES_FULL},
 }};
 
 // Whether the tool lost anything at all.

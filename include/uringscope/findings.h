@@ -37,10 +37,11 @@ inline constexpr char kTagHazard[] = "HAZARD";
 inline constexpr char kTagHazardBufreg[] = "HAZARD-BUFREG";
 inline constexpr char kTagHazardUaf[] = "HAZARD-UAF";
 inline constexpr char kTagReapLag[] = "REAP-LAG";
-inline constexpr std::array<std::string_view, 16> kFindingTags = {
+inline constexpr char kTagSqWait[] = "SQ-WAIT";
+inline constexpr std::array<std::string_view, 17> kFindingTags = {
     kTagNodata,  kTagOverflow,   kTagPunt,      kTagWorkers, kTagBatch, kTagSqpoll,
     kTagDeferTw, kTagShortWrite, kTagPollRetry, kTagErrors,  kTagLeak,  kTagTool,
-    kTagHazard,  kTagHazardBufreg, kTagHazardUaf, kTagReapLag,
+    kTagHazard,  kTagHazardBufreg, kTagHazardUaf, kTagReapLag, kTagSqWait,
 };
 
 struct Evidence {

@@ -41,6 +41,7 @@ consteval uint32_t opcode_value(std::string_view name) {
 // The opcodes the code singles out, by name (op::kFsync is IORING_OP_FSYNC). In a
 // namespace of their own, so that they never clash with a file's local constants.
 namespace op {
+inline constexpr uint32_t kNop = opcode_value("NOP");
 inline constexpr uint32_t kReadv = opcode_value("READV");
 inline constexpr uint32_t kWritev = opcode_value("WRITEV");
 inline constexpr uint32_t kFsync = opcode_value("FSYNC");
@@ -103,6 +104,11 @@ int opcode_from_name(std::string_view name);
 // (kernel-io_uring-reference.md §3); empty for opcodes the table does not know. For
 // --list-ops only: which ops a kernel has is read from its BTF, never from a version.
 std::string_view opcode_since(uint32_t opcode);
+
+// Ops whose positive result is the bytes they moved (reads, writes, sends, receives,
+// their vectored, fixed, zero-copy and multishot forms, splice and tee): the BPF side
+// adds those results up (US_DATA_OPS).
+bool opcode_moves_data(uint32_t opcode);
 
 // Opcodes that read or write a file's data (for punt-reason advice).
 bool opcode_is_read(uint32_t opcode);

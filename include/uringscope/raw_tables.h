@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "uringscope/abi.h"
+#include "uringscope/liburing_uprobes.h"
 
 namespace uringscope {
 
@@ -19,6 +20,7 @@ struct RetiredRing {
   us_ring_stats stats{};
   std::vector<us_opstat> ops;  // its (ring, op) rows, `ring` still the row it held
   std::vector<std::pair<us_errno_key, uint64_t>> errnos;
+  std::vector<std::pair<us_file_key, us_filestat>> files;  // its per-file rows
   // Requests still in the in-flight table when the ring ended: their end was never seen
   // (abandoned by an exiting owner, or lost). The leak scan reads them with the rest.
   std::vector<us_inflight> pending;
@@ -36,8 +38,11 @@ struct RawTables {
   std::vector<std::pair<us_errno_key, uint64_t>> errnos;
   std::vector<std::pair<uint32_t, us_thread>> threads;  // tid -> thread, while it lives
   std::vector<std::pair<uint32_t, uint64_t>> worker_counts;  // tgid -> io-wq workers seen
+  std::vector<std::pair<us_file_key, us_filestat>> files;    // per (ring, op, file), live rings
+  std::vector<std::pair<us_file_id, us_file_name>> file_names;  // one per inode, every ring's
   std::vector<RetiredRing> retired;  // in the order their teardowns ended
   bool cqe_order_known = false;      // the boundary is measured (loader/cqe_order.h)
+  LiburingUprobes liburing;          // its exact source (loader/liburing_probes.h)
 };
 
 }  // namespace uringscope

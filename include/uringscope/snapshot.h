@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "uringscope/features.h"
+#include "uringscope/file_stats.h"
 #include "uringscope/histogram.h"
+#include "uringscope/liburing_uprobes.h"
 
 namespace uringscope {
 
@@ -107,9 +109,11 @@ struct OpStats {
   uint64_t zc_results = 0;        // result CQEs (F_MORE) of tracked sends
   uint64_t zc_result_sum_ns = 0;  // ... sum of their submit-to-result times
   uint64_t zc_notifications = 0;  // IORING_CQE_F_NOTIF CQEs matched to their send
+  uint64_t bytes = 0;           // positive results of an op that moves data (opcode_moves_data)
   Histogram latency;            // submit -> final CQE, tracked requests only
 
   double punt_pct() const;      // punted / submitted, 0 when nothing was submitted
+  double bytes_per_request() const;  // bytes / submitted (/ completed without a submit seen)
   OpStats& operator+=(const OpStats& other);
   bool operator==(const OpStats&) const = default;
 };
@@ -216,8 +220,9 @@ struct ProcessWorkers {
 
 enum class RingSource { Create, FdTable, Submit, CatchAll };
 
-// The end-to-end boundary from the CQ ring's own indices (bpf/boundary.bpf.h): how many
-// CQEs wait for the program, and how long the ones watched waited to be reaped.
+// The end-to-end boundary from the rings' own indices (bpf/boundary.bpf.h): how many
+// CQEs wait for the program, how long the ones watched waited to be reaped, and on SQPOLL
+// rings how long SQEs waited for the poller.
 struct RingBoundary {
   uint64_t cq_depth_samples = 0;  // CQEs posted while watched
   uint64_t cq_depth_sum = 0;      // ... sum of the CQEs ready and unreaped, each included
@@ -226,9 +231,28 @@ struct RingBoundary {
   uint64_t reap_gap_sum_ns = 0;   // how much earlier each reap could have been: the
   uint64_t reap_gap_max_ns = 0;   // observation's resolution, per reap
   uint64_t timer_looks = 0;       // BPF timer looks at a watched CQE on a quiet ring
+  // SQPOLL rings (bpf/boundary_sq.bpf.h): SQEs watched from their first sighting in the SQ
+  // ring until the poller took them. Lower bounds: each SQE was written at most its
+  // resolution earlier. The SQEs taken before any look saw them waiting are in it as 0.
+  Histogram sq_wait;
+  uint64_t sq_taken_unseen = 0;
+  uint64_t sq_res_sum_ns = 0;
+  uint64_t sq_res_max_ns = 0;
+  uint64_t sq_timer_looks = 0;    // BPF timer looks at the SQ while the poller was off-CPU
+  // liburing's exported calls (bpf/liburing.bpf.c), when uprobes attached: submit
+  // batching as the program asked for it, and the watched CQEs' exact reap lag (post to
+  // the program being handed the CQE by a waiting or batch call).
+  uint64_t lu_submit_calls = 0;
+  uint64_t lu_submit_sqes = 0;
+  uint64_t lu_submit_max = 0;
+  uint64_t lu_cqes_handed = 0;
+  Histogram lu_reap_lag;
 
   double cq_depth_avg() const;    // 0 when no sample
   uint64_t reap_gap_mean_ns() const;
+  uint64_t sq_res_mean_ns() const;  // over the SQEs seen waiting
+  double lu_sqes_per_submit() const;  // 0 without a call
+  bool liburing_seen() const { return lu_submit_calls || lu_cqes_handed; }
   bool operator==(const RingBoundary&) const = default;
 };
 
@@ -250,6 +274,7 @@ struct Ring {
   RingSource source = RingSource::Submit;
   Counters counters;
   std::vector<OpStats> ops;    // ascending opcode, only opcodes that saw activity
+  std::vector<FileStats> files;  // per (file, op), busiest first; empty with --no-files
   RingBoundary boundary;       // all zero when Snapshot::boundary_measured is false
 
   bool sqpoll() const;
@@ -316,6 +341,8 @@ struct ToolStats {
   uint64_t latency_torn = 0;       // latency samples discarded (entry rewritten)
   uint64_t check_drops = 0;        // --check records lost: the check buffer was full
   uint64_t check_unseen = 0;       // --check: iovecs or memory not checked
+  uint64_t files_full = 0;         // CQEs left out of the per-file rows (file table full)
+  uint64_t names_full = 0;         // files left unnamed (file name table full)
 };
 
 struct Snapshot {
@@ -331,6 +358,7 @@ struct Snapshot {
   HazardInfo hazards;  // --check
   // The boundary (Ring::boundary) was measured: the kernel's CQE order was learned.
   bool boundary_measured = false;
+  LiburingUprobes liburing;  // the boundary's exact source, when attached
 
   // All rings together; filled by aggregate().
   Counters totals;

@@ -7,6 +7,7 @@
 
 #include "uringscope/findings.h"
 #include "metrics/metrics.h"
+#include "report/report.h"
 #include "report/views.h"
 
 namespace uringscope {
@@ -31,9 +32,13 @@ struct Options {
   bool follow = false;               // -f: children of the targets become targets
   std::optional<double> interval_s;  // -i: live per-interval deltas
   std::optional<ListenAddress> metrics;  // --metrics [ADDR]:PORT, parsed
+  std::size_t metrics_files = 0;     // --metrics-files N: per-file series, N per ring
   std::optional<std::string> trace;  // --trace FILE: per-request timeline
   bool check = false;                // --check: hazard mode (long form only)
-  bool boundary = false;             // --boundary: CQ depth and reap lag (opt-in: its cost)
+  bool liburing = false;             // --liburing: uprobes on a shared liburing (their cost)
+  bool boundary = true;              // off with --no-boundary: SQ wait, CQ depth, reap lag
+  bool files = false;                // --files: per-file attribution (its cost: docs/overhead.md)
+  FileTableOptions file_table;       // --files-top N, --files-sort: the text report's file table
   bool version = false;              // --version
   bool help = false;                 // -h/--help (help_text holds the text)
   std::string help_text;

@@ -24,7 +24,9 @@ void render_human(std::ostream& out, const Options& opts, const Snapshot& snap,
     render_compact(out, shown, shown_findings, !opts.no_findings, filter_text);
   } else {
     render_text(out, shown, shown_findings,
-                TextOptions{.show_findings = !opts.no_findings, .display_filter = filter_text});
+                TextOptions{.show_findings = !opts.no_findings,
+                            .files = opts.file_table,
+                            .display_filter = filter_text});
   }
   if (delta) {
     out << '\n';

@@ -20,7 +20,9 @@
 #include "loader/libbpf_log.h"
 #include "loader/load_outcome.h"
 #include "loader/tracer.h"
+#include "metrics/file_metrics.h"
 #include "metrics/metrics.h"
+#include "os/shared_libraries.h"
 #include "os/kallsyms.h"
 #include "os/signals.h"
 #include "os/system.h"
@@ -79,6 +81,8 @@ TracerConfig tracer_config(const Options& opts, const Targets& targets, const Ta
   config.follow = opts.follow;
   config.check = opts.check;
   config.boundary = opts.boundary;
+  config.files = opts.files;
+  config.liburing = opts.liburing;
   return config;
 }
 
@@ -90,6 +94,8 @@ KernelInfo attach(Tracer& tracer, const KernelSupport& support, const Targets& t
   LoadOutcome outcome{tracer.load_rejections(), tracer.attach(), {}};
   outcome.enter_detail = tracer.enter_detail();
   tracer.learn_cqe_order();
+  std::vector<uint32_t> pids(targets.info.pids.begin(), targets.info.pids.end());
+  tracer.attach_liburing(find_liburing(pids));  // with --liburing only
   return kernel_after_load(kernel_info(support, kernel_release()), outcome);
 }
 
@@ -136,7 +142,9 @@ Snapshot observe(const Options& opts, Tracer& tracer, SnapshotSource& source, Ou
   WindowWork work(opts, tracer, outputs.trace, start_ns);
   std::vector<PeriodicTask> tasks;
   work.schedule(tasks);
-  const auto publish = [&] { outputs.publication.publish(source.take(true)); };
+  const auto publish = [&] {
+    outputs.publication.publish(with_file_series(source.take(true), opts.metrics_files));
+  };
   if (outputs.metrics) {
     publish();
     tasks.push_back({1.0, publish});
@@ -156,7 +164,7 @@ Snapshot observe(const Options& opts, Tracer& tracer, SnapshotSource& source, Ou
   if (opts.follow) source.add_followed(tracer.target_tgids());
   Snapshot snap = source.take(true, true);
   work.complete(snap);
-  if (outputs.metrics) outputs.publication.publish(snap);
+  if (outputs.metrics) outputs.publication.publish(with_file_series(snap, opts.metrics_files));
   return snap;
 }
 
@@ -207,10 +215,17 @@ int print_version(bool as_json) {
   std::optional<TracefsMount> tracefs;
   if (has_bpf_privileges()) tracefs.emplace();
   KernelSupport support = probe_this_kernel();
+  // The boundary's sources: the rings' indices always; uprobes where a target maps a
+  // shared liburing, found again at each run (this is the one a new command would map).
+  const std::vector<std::string> liburing = find_liburing({});
+  const std::string uprobes = liburing.empty() ? "none found (static, inlined or no liburing: the rings' indices alone)"
+                                               : fmt::format("{}", fmt::join(liburing, ", "));
   if (as_json) {
     nlohmann::ordered_json doc = {{"tool", "uringscope"},
                                   {"tool_version", URINGSCOPE_VERSION},
-                                  {"kernel", kernel_json(kernel_info(support, kernel_release()))}};
+                                  {"kernel", kernel_json(kernel_info(support, kernel_release()))},
+                                  {"boundary", {{"sources", {"ring_index", "liburing_uprobes"}},
+                                                {"liburing", liburing}}}};
     std::cout << doc.dump(2) << "\n";
     return 0;
   }
@@ -221,6 +236,11 @@ int print_version(bool as_json) {
   for (const auto& f : support.features) {
     std::cout << fmt::format("  {:<13} {:<4} {}\n", f.name, f.enabled ? "on" : "off", f.detail);
   }
+  std::cout << "boundary sources\n";
+  std::cout << "  ring indices  every program: SQ wait (SQPOLL), CQ depth, reap lag\n";
+  std::cout << "  liburing      uprobes at run time on the shared liburing a target maps: submit\n"
+               "                batching, exact reap of CQEs handed over by waiting calls; here: "
+            << uprobes << "\n";
   return 0;
 }
 

@@ -24,6 +24,8 @@ constexpr SizeKnob kKnobs[] = {
     {"inflight", &TableSizes::inflight_buckets, 1, 1u << 22},
     {"udata", &TableSizes::udata_slots, 2, 1u << 22},
     {"threads", &TableSizes::thread_entries, 1, 1u << 20},
+    {"files", &TableSizes::file_rows, 1, 1u << 18},   // ~430 B a row, preallocated
+    {"names", &TableSizes::file_names, 1, 1u << 16},  // ~840 B a row
 };
 
 [[noreturn]] void bad(std::string_view what) {
@@ -44,7 +46,7 @@ TableSizes table_sizes_from(std::string_view spec) {
     const std::string_view name = item.substr(0, eq), value = item.substr(eq + 1);
     const SizeKnob* knob = nullptr;
     for (const SizeKnob& k : kKnobs) knob = k.name == name ? &k : knob;
-    if (!knob) bad(fmt::format("unknown table '{}' (rings, opstats, inflight, udata, threads)", name));
+    if (!knob) bad(fmt::format("unknown table '{}' (rings, opstats, inflight, udata, threads, files, names)", name));
     uint32_t rows = 0;
     const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), rows);
     if (ec != std::errc() || end != value.data() + value.size() || rows < knob->min ||

@@ -7,10 +7,12 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <limits>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -52,7 +54,49 @@ std::optional<int32_t> read_fd(const JsonReader& r, const Json& ring, const std:
   return static_cast<int32_t>(n);
 }
 
-BaselineRing read_ring(const JsonReader& r, const Json& value, const std::string& path) {
+// Rows of one (name, op) add up, so a file several rings used is one row.
+void add_file(std::vector<BaselineFile>& files, BaselineFile file) {
+  auto same = std::find_if(files.begin(), files.end(), [&](const BaselineFile& f) {
+    return f.name == file.name && f.op == file.op;
+  });
+  if (same == files.end()) {
+    files.push_back(std::move(file));
+    return;
+  }
+  same->requests += file.requests;
+  same->bytes += file.bytes;
+  same->punted += file.punted;
+  same->errors += file.errors;
+  same->latency += file.latency;
+}
+
+void sort_files(std::vector<BaselineFile>& files) {
+  std::sort(files.begin(), files.end(), [](const BaselineFile& a, const BaselineFile& b) {
+    return std::tie(a.name, a.op) < std::tie(b.name, b.op);
+  });
+}
+
+BaselineFile read_file(const JsonReader& r, const Json& value, const std::string& path) {
+  const Json& file = r.object(value, path);
+  BaselineFile out;
+  out.name = r.string_at(file, "name", path);
+  out.op = r.string_at(file, "op", path);
+  out.requests = r.uint_at(file, "requests", path);
+  out.bytes = r.uint_at(file, "bytes", path);
+  out.punted = r.uint_at(file, "punted", path);
+  out.errors = r.uint_at(file, "errors", path);
+  out.latency.max_ns = r.uint_at(file, "max_ns", path);
+  const std::string hist_path = json_member_path(path, "log2_hist");
+  const Json& hist = r.array(r.member(file, "log2_hist", hist_path), hist_path);
+  if (hist.size() > kHistBuckets)
+    r.fail(fmt::format("{} has {} buckets, at most {}", hist_path, hist.size(), kHistBuckets));
+  for (std::size_t i = 0; i < hist.size(); ++i)
+    out.latency.buckets[i] = r.uint(hist[i], json_element_path(hist_path, i));
+  return out;
+}
+
+BaselineRing read_ring(const JsonReader& r, const Json& value, const std::string& path,
+                       std::vector<BaselineFile>& files) {
   const Json& ring = r.object(value, path);
   BaselineRing out;
   out.id = r.uint32_at(ring, "id", path);
@@ -74,6 +118,12 @@ BaselineRing read_ring(const JsonReader& r, const Json& value, const std::string
     // Reports from before avg_batch: the same quotient Ring::avg_batch() takes.
     uint64_t n = r.uint(*calls, json_member_path(counters_path, "enter_submit_calls"));
     out.avg_batch = n ? static_cast<double>(out.submissions) / static_cast<double>(n) : 0.0;
+  }
+  if (const Json* rows = r.find(ring, "files")) {
+    const std::string files_path = json_member_path(path, "files");
+    r.array(*rows, files_path);
+    for (std::size_t i = 0; i < rows->size(); ++i)
+      add_file(files, read_file(r, (*rows)[i], json_element_path(files_path, i)));
   }
   return out;
 }
@@ -126,7 +176,8 @@ Baseline read_report(const JsonReader& r, const Json& doc, const std::string& so
   if (const Json* rings = r.find(doc, "rings")) {
     r.array(*rings, "rings");
     for (std::size_t i = 0; i < rings->size(); ++i)
-      out.rings.push_back(read_ring(r, (*rings)[i], json_element_path("rings", i)));
+      out.rings.push_back(read_ring(r, (*rings)[i], json_element_path("rings", i), out.files));
+    sort_files(out.files);
   } else {
     out.has_rings = false;
   }
@@ -138,6 +189,10 @@ Baseline read_report(const JsonReader& r, const Json& doc, const std::string& so
 }
 
 }  // namespace
+
+double BaselineFile::punt_pct() const {
+  return requests ? 100.0 * static_cast<double>(punted) / static_cast<double>(requests) : 0.0;
+}
 
 double BaselineOp::punt_pct() const {
   // The formula of OpStats::punt_pct(), so both sides of a self-diff agree to the bit.
@@ -208,7 +263,19 @@ Baseline baseline_of(const Snapshot& snap, const std::vector<Finding>& findings)
                          .avg_batch = ring.avg_batch(),
                          .submissions = ring.counters.submissions,
                          .cq_overflows = ring.counters.cq_overflows});
+    for (const FileStats& f : ring.files) {
+      BaselineFile file{.name = f.name,
+                        .op = opcode_name(f.opcode),
+                        .requests = f.requests,
+                        .bytes = f.bytes,
+                        .punted = f.punted,
+                        .errors = f.errors,
+                        .latency = f.latency};
+      file.latency.sum_ns = 0;  // a saved report keeps buckets and max, not the sum
+      add_file(out.files, std::move(file));
+    }
   }
+  sort_files(out.files);
   for (const Finding& f : findings) {
     out.findings.push_back(
         {.tag = f.tag,

@@ -25,6 +25,9 @@
 //             counters.submissions / counters.enter_submit_calls if that counter is
 //             there, else unknown)
 //             findings[]: ring (uint32 or null), op (string or null), message (string)
+//             rings[].files[] (reports made with --files): name, op (string),
+//                    requests, bytes, punted, errors, max_ns (uint), log2_hist (array of
+//                    uint, at most 40)
 // punt % is recomputed from punted / submitted exactly as OpStats::punt_pct() does, so
 // the newer punt_pct field is not needed and a run diffed against its own saved report
 // shows no change.
@@ -71,6 +74,23 @@ struct BaselineRing {
   bool operator==(const BaselineRing&) const = default;
 };
 
+// One (file, op) over all rings. Files are matched across runs by name and op: inodes,
+// ring ids and pids all change. The histogram (buckets and max only) lets rows of one
+// file on several rings merge into one p99.
+struct BaselineFile {
+  std::string name{};
+  std::string op{};
+  uint64_t requests = 0;
+  uint64_t bytes = 0;
+  uint64_t punted = 0;
+  uint64_t errors = 0;
+  Histogram latency{};
+
+  uint64_t p99_ns() const { return latency.quantile_ns(0.99); }
+  double punt_pct() const;  // as FileStats::punt_pct()
+  bool operator==(const BaselineFile&) const = default;
+};
+
 struct BaselineFinding {
   std::string tag{};                // "PUNT"
   std::string severity{};           // "INFO" | "WARN" | "CRIT", others kept as written
@@ -87,6 +107,7 @@ struct Baseline {
   std::vector<BaselineOp> ops;
   bool has_rings = true;     // false: the report carries no per-ring breakdown
   std::vector<BaselineRing> rings;
+  std::vector<BaselineFile> files;  // merged over rings, by (name, op); empty without --files
   std::vector<BaselineFinding> findings;
   bool operator==(const Baseline&) const = default;
 };
@@ -134,6 +155,13 @@ struct RingDiff {
   std::optional<BaselineRing> after;
 };
 
+struct FileDiff {  // before or after is empty for a file seen in one run only
+  std::string name;
+  std::string op;
+  std::optional<BaselineFile> before;
+  std::optional<BaselineFile> after;
+};
+
 // Findings are keyed by (tag, op): the same key on any ring in both runs means the
 // finding persisted, whatever ring it is on.
 struct SeverityChange {
@@ -156,6 +184,7 @@ struct Diff {
   bool rings_compared = true;   // false when either side has no per-ring breakdown
   std::vector<OpDiff> ops;      // ascending opcode
   std::vector<RingDiff> rings;  // the current run's rings in id order, then removed ones
+  std::vector<FileDiff> files;  // busiest first: the larger side's requests
   std::vector<BaselineFinding> appeared;     // current-run findings whose key is new
   std::vector<BaselineFinding> disappeared;  // baseline findings whose key is gone
   std::vector<SeverityChange> severity_changed;

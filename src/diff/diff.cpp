@@ -30,6 +30,32 @@ std::vector<OpDiff> diff_ops(const std::vector<BaselineOp>& before,
   return out;
 }
 
+// By (name, op), busiest first: the larger of the two sides' requests.
+std::vector<FileDiff> diff_files(const std::vector<BaselineFile>& before,
+                                 const std::vector<BaselineFile>& after) {
+  std::map<std::pair<std::string, std::string>, FileDiff> rows;
+  for (const BaselineFile& f : before) {
+    FileDiff& row = rows[{f.name, f.op}];
+    row.name = f.name;
+    row.op = f.op;
+    row.before = f;
+  }
+  for (const BaselineFile& f : after) {
+    FileDiff& row = rows[{f.name, f.op}];
+    row.name = f.name;
+    row.op = f.op;
+    row.after = f;
+  }
+  std::vector<FileDiff> out;
+  for (auto& [key, row] : rows) out.push_back(std::move(row));
+  auto busiest = [](const FileDiff& r) {
+    return std::max(r.before ? r.before->requests : 0, r.after ? r.after->requests : 0);
+  };
+  std::stable_sort(out.begin(), out.end(),
+                   [&](const FileDiff& a, const FileDiff& b) { return busiest(a) > busiest(b); });
+  return out;
+}
+
 std::vector<const BaselineRing*> in_id_order(const std::vector<BaselineRing>& rings) {
   std::vector<const BaselineRing*> out;
   for (const BaselineRing& ring : rings) out.push_back(&ring);
@@ -137,6 +163,7 @@ Diff diff(const Baseline& before, const Baseline& after) {
   // A report without the per-ring breakdown would make every ring look added or removed.
   d.rings_compared = before.has_rings && after.has_rings;
   if (d.rings_compared) d.rings = diff_rings(before.rings, after.rings);
+  d.files = diff_files(before.files, after.files);
 
   std::map<FindingKey, std::string> worst_before = worst_by_key(before.findings);
   std::map<FindingKey, std::string> worst_after = worst_by_key(after.findings);

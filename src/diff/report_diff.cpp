@@ -11,6 +11,8 @@
 #include <fmt/format.h>
 
 #include "diff/baseline.h"
+#include "diff/diff_cells.h"
+#include "diff/files_diff.h"
 #include "report/text_layout.h"
 #include "util/format.h"
 
@@ -20,32 +22,10 @@ namespace {
 using Json = nlohmann::ordered_json;
 using Align = TextTable::Align;
 
-constexpr std::string_view kMissing = "-";  // the side an op or ring is absent from
-constexpr std::string_view kUnknown = "?";  // a value the report did not carry
+constexpr std::string_view kMissing = kDiffMissing;
+constexpr std::string_view kUnknown = kDiffUnknown;
 
 // --- text cells
-
-std::string with_sign(double value, const std::string& magnitude) {
-  return (value < 0 ? "-" : "+") + magnitude;
-}
-
-// "=" only for exactly no change: a change that rounds to 0.0% still shows its sign.
-std::string change_pct(std::optional<double> pct) {
-  if (!pct) return "n/a";  // from zero: no ratio to show
-  if (*pct == 0.0) return "=";
-  return with_sign(*pct, format_percent(std::fabs(*pct)));
-}
-
-std::string change_points(double before_pct, double after_pct) {
-  double points = after_pct - before_pct;
-  if (points == 0.0) return "=";
-  return with_sign(points, format_fixed(std::fabs(points), 1) + "pp");
-}
-
-std::string change_count(uint64_t before, uint64_t after) {
-  if (before == after) return "=";
-  return after > before ? "+" + format_count(after - before) : "-" + format_count(before - after);
-}
 
 std::string format_rate(std::optional<double> rate) {
   if (!rate) return std::string(kUnknown);
@@ -359,6 +339,7 @@ void render_diff_text(std::ostream& out, const Diff& d) {
   }
   render_ops(out, d);
   render_rings(out, d);
+  render_files_diff(out, d);
   render_findings_diff(out, d);
 }
 
@@ -378,6 +359,7 @@ Json diff_json(const Diff& d) {
               {"ops", ops_json(d)},
               {"rings_compared", d.rings_compared},
               {"rings", rings_json(d)},
+              {"files", files_diff_json(d)},
               {"findings",
                Json{{"appeared", finding_list_json(d.appeared)},
                     {"disappeared", finding_list_json(d.disappeared)},

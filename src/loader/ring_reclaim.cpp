@@ -17,6 +17,21 @@ void give_back(const bpf_map* queue, uint32_t row) {
   bpf_map_update_elem(bpf_map__fd(queue), nullptr, &row, BPF_ANY);
 }
 
+// The rows of a hash map keyed by ring row that belong to the rings given back: moved
+// to each ring's record, so the next ring in the row starts with none.
+template <typename Key, typename Value>
+void collect_keyed(const bpf_map* map, std::vector<RetiredRing>& rings,
+                   std::vector<std::pair<Key, Value>> RetiredRing::*into) {
+  const int fd = bpf_map__fd(map);
+  for (const auto& [key, value] : copy_hash<Key, Value>(map)) {
+    for (RetiredRing& ring : rings) {
+      if (key.ring != ring.row) continue;
+      (ring.*into).emplace_back(key, value);
+      bpf_map_delete_elem(fd, &key);
+    }
+  }
+}
+
 }  // namespace
 
 RingReclaimer::RingReclaimer(uringscope_bpf& skel)
@@ -40,7 +55,8 @@ std::size_t RingReclaimer::reclaim(std::vector<RetiredRing>& into) {
   if (rings.empty()) return 0;
   // Nothing may point at a row any more when it is handed back: the BPF side could
   // otherwise charge a new ring with an old one's thread or request.
-  collect_errnos(rings);
+  collect_keyed(skel_.maps.errnos, rings, &RetiredRing::errnos);
+  collect_keyed(skel_.maps.file_stats, rings, &RetiredRing::files);
   forget_threads(index);
   take_inflight(rings, index);
   for (RetiredRing& ring : rings) {
@@ -64,17 +80,6 @@ void RingReclaimer::collect_ops(RetiredRing& ring) {
     if (opstats_[row].ring == ring.row) ring.ops.push_back(opstats_[row]);
     std::memset(&opstats_[row], 0, sizeof(us_opstat));
     give_back(skel_.maps.free_opstats, row);
-  }
-}
-
-void RingReclaimer::collect_errnos(std::vector<RetiredRing>& rings) {
-  const int fd = bpf_map__fd(skel_.maps.errnos);
-  for (const auto& [key, count] : copy_hash<us_errno_key, uint64_t>(skel_.maps.errnos)) {
-    for (RetiredRing& ring : rings) {
-      if (key.ring != ring.row) continue;
-      ring.errnos.emplace_back(key, count);
-      bpf_map_delete_elem(fd, &key);
-    }
   }
 }
 

@@ -25,7 +25,6 @@ class RingReclaimer {
 
  private:
   void collect_ops(RetiredRing& ring);
-  void collect_errnos(std::vector<RetiredRing>& rings);
   // `index`: row -> position in the rings being reclaimed, -1 for rows that are not.
   void forget_threads(const std::vector<int>& index);
   void take_inflight(std::vector<RetiredRing>& rings, const std::vector<int>& index);

@@ -18,6 +18,7 @@
 #include "util/error.h"
 #include "loader/cqe_order.h"
 #include "loader/libbpf_log.h"
+#include "loader/liburing_probes.h"
 #include "loader/map_copy.h"
 #include "loader/record_buffer.h"
 #include "util/unique_fd.h"
@@ -165,6 +166,7 @@ Tracer::~Tracer() {
   trace_rb_.reset();
   check_rb_.reset();
   links_.clear();
+  liburing_.reset();
   skel_.reset();
   // Measured on 6.18: the last programs disappear within ~100 ms of closing their links.
   using namespace std::chrono_literals;
@@ -195,6 +197,7 @@ void Tracer::open_configured(const KernelSupport& support, const std::set<std::s
     bool wanted = std::find(support.programs.begin(), support.programs.end(), name) !=
                       support.programs.end() &&
                   needed_by_this_run(name, config_) && !left_out.count(name);
+    if (is_liburing_program(name)) wanted = config_.liburing && !left_out.count(name);
     bpf_program__set_autoload(prog, wanted);
   }
 
@@ -211,6 +214,9 @@ void Tracer::open_configured(const KernelSupport& support, const std::set<std::s
   set_entries(skel_->maps.free_opstats, sizes.max_opstats);
   set_entries(skel_->maps.targets, (config_.pid_max + 63) / 64);
   set_entries(skel_->maps.ring_timers, sizes.max_rings);
+  // Hash maps are preallocated: without --files they keep one row, not megabytes.
+  set_entries(skel_->maps.file_stats, config_.files ? sizes.file_rows : 1);
+  set_entries(skel_->maps.file_names, config_.files ? sizes.file_names : 1);
   if (config_.trace) set_entries(skel_->maps.trace_rb, config_.trace_bytes);
   if (config_.check) set_entries(skel_->maps.check_rb, config_.check_bytes);
 
@@ -228,6 +234,7 @@ void Tracer::open_configured(const KernelSupport& support, const std::set<std::s
   ro->ring_exit_fn = support.ring_exit_work;
   ro->self_tgid = static_cast<uint32_t>(getpid());
   ro->boundary_on = config_.boundary;
+  ro->files_on = config_.files;
   ro->aux_req_on = bpf_program__autoload(skel_->progs.usc_aux_req);
 }
 
@@ -292,7 +299,7 @@ std::vector<AttachFailure> Tracer::attach() {
   bpf_object__for_each_program(prog, skel_->obj) {
     const std::string name = bpf_program__name(prog);
     if (!bpf_program__autoload(prog) || prog == skel_->progs.usc_ring_fds ||
-        prog == skel_->progs.usc_enter_fentry)
+        prog == skel_->progs.usc_enter_fentry || is_liburing_program(name))
       continue;
     if (prog == skel_->progs.usc_enter && enter_done) continue;
     bpf_link* link = bpf_program__attach(prog);
@@ -317,7 +324,14 @@ bool Tracer::learn_cqe_order() {
   return skel_->bss->cqe_order != US_CQE_ORDER_UNKNOWN;
 }
 
-void Tracer::detach() { links_.clear(); }
+void Tracer::attach_liburing(const std::vector<std::string>& libraries) {
+  if (config_.liburing) liburing_ = std::make_unique<LiburingProbes>(*skel_, libraries);
+}
+
+void Tracer::detach() {
+  links_.clear();
+  if (liburing_) liburing_->detach();
+}
 
 void Tracer::drain_trace(const std::function<void(const us_trace_event&)>& sink,
                          uint64_t max_records) {
@@ -334,58 +348,5 @@ void Tracer::drain_check(const std::function<void(const us_check_event&)>& sink,
 }
 
 std::size_t Tracer::reclaim_rings() { return reclaimer_ ? reclaimer_->reclaim(retired_) : 0; }
-
-uint64_t Tracer::count_in_flight_since(uint64_t before_ns) const {
-  uint64_t n = 0;
-  MappedArray<us_inflight_bucket>& table = *inflight_view_;
-  for (uint32_t b = 0; b < table.size(); ++b) {
-    for (const us_inflight& w : table[b].way) {
-      if (!w.req || w.start_ns == 0 || w.start_ns >= before_ns) continue;
-      if ((w.state & US_IF_CQE_SKIP) && !(w.state & US_IF_ABANDONED)) continue;
-      ++n;
-    }
-  }
-  return n;
-}
-
-std::vector<uint32_t> Tracer::target_tgids() const {
-  std::vector<uint32_t> tgids;
-  const auto words = copy_rows<uint64_t>(skel_->maps.targets, bpf_map__max_entries(skel_->maps.targets));
-  for (uint32_t word = 0; word < words.size(); ++word) {
-    const uint64_t bits = words[word];
-    if (bits == 0) continue;
-    for (uint32_t bit = 0; bit < 64; ++bit) {
-      if (bits & (uint64_t{1} << bit)) tgids.push_back(word * 64 + bit);
-    }
-  }
-  // Followed processes that exited left the filter, but were targets all the same.
-  for (const auto& [tgid, seen] : copy_hash<uint32_t, uint8_t>(skel_->maps.followed_exited)) {
-    (void)seen;
-    tgids.push_back(tgid);
-  }
-  std::sort(tgids.begin(), tgids.end());
-  tgids.erase(std::unique(tgids.begin(), tgids.end()), tgids.end());
-  return tgids;
-}
-
-RawTables Tracer::read_tables(bool with_inflight) const {
-  RawTables raw;
-  const uint32_t ring_rows = skel_->bss->ring_rows + 1;
-  const uint32_t opstat_rows = skel_->bss->opstat_rows + 1;
-  raw.ring_info = copy_rows<us_ring_info>(skel_->maps.ring_info, ring_rows);
-  raw.ring_stats = copy_rows<us_ring_stats>(skel_->maps.ring_stats, ring_rows);
-  raw.opstats = copy_rows<us_opstat>(skel_->maps.opstats, opstat_rows);
-  for (int i = 0; i < US_TOOL__COUNT; ++i) raw.tool[i] = skel_->bss->us_tool[i];
-  if (with_inflight) {
-    raw.inflight = copy_rows<us_inflight_bucket>(skel_->maps.inflight,
-                                                bpf_map__max_entries(skel_->maps.inflight));
-  }
-  raw.errnos = copy_hash<us_errno_key, uint64_t>(skel_->maps.errnos);
-  raw.threads = copy_hash<uint32_t, us_thread>(skel_->maps.threads);
-  raw.worker_counts = copy_hash<uint32_t, uint64_t>(skel_->maps.worker_counts);
-  raw.retired = retired_;
-  raw.cqe_order_known = skel_->bss->cqe_order != US_CQE_ORDER_UNKNOWN;
-  return raw;
-}
 
 }  // namespace uringscope

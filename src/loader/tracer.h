@@ -23,12 +23,16 @@ struct bpf_link;
 
 namespace uringscope {
 
+class LiburingProbes;
+
 struct TableSizes {
   uint32_t max_rings = US_DEFAULT_MAX_RINGS;
   uint32_t max_opstats = US_DEFAULT_OPSTAT_SLOTS;
   uint32_t inflight_buckets = US_DEFAULT_INFLIGHT_BUCKETS;  // power of two
   uint32_t udata_slots = US_DEFAULT_UDATA_SLOTS;            // power of two
   uint32_t thread_entries = US_DEFAULT_THREAD_ENTRIES;      // io threads alive at once
+  uint32_t file_rows = US_DEFAULT_FILE_ROWS;                // (ring, op, file) rows
+  uint32_t file_names = US_DEFAULT_FILE_NAMES;              // files named, one per inode
 };
 
 struct TracerConfig {
@@ -41,7 +45,9 @@ struct TracerConfig {
   bool follow = false;         // -f: children forked by targets become targets
   bool check = false;          // --check: stream what requests target (hazard analysis)
   uint32_t check_bytes = US_DEFAULT_CHECK_BYTES;  // its ring buffer size, a power of two
-  bool boundary = false;       // --boundary: CQ depth and reap lag (bpf/boundary.bpf.h)
+  bool boundary = false;       // SQ wait, CQ depth and reap lag (bpf/boundary.bpf.h)
+  bool liburing = false;       // --liburing: uprobes on a shared liburing (bpf/liburing.bpf.c)
+  bool files = false;          // --files: per-file rows (bpf/files.bpf.h)
 };
 
 class Tracer {
@@ -70,10 +76,13 @@ class Tracer {
   // Optional programs this kernel's verifier refused: they were left out of the load and
   // their features are off for the run.
   const std::vector<AttachFailure>& load_rejections() const { return rejections_; }
-  // Once attached, with --boundary: asks the kernel the CQE order the boundary needs
-  // (loader/cqe_order.h). False without --boundary or when it could not be learned: the
+  // Once attached, with the boundary on: asks the kernel the CQE order the boundary needs
+  // (loader/cqe_order.h). False with the boundary off or when it could not be learned: the
   // boundary is then not measured.
   bool learn_cqe_order();
+  // Once attached, with --liburing: uprobes on the exported calls of each shared liburing
+  // in `libraries` (loader/liburing_probes.h). Never throws.
+  void attach_liburing(const std::vector<std::string>& libraries);
   // Detaches everything; the maps stay readable until the Tracer is destroyed.
   void detach();
   // A copy of the tables. The in-flight table (2 MiB by default) is only needed for the
@@ -118,6 +127,7 @@ class Tracer {
   // Returns true when io_uring_enter is covered (or cannot be) without the tracepoint.
   bool attach_enter(std::vector<AttachFailure>& failures);
 
+  std::unique_ptr<LiburingProbes> liburing_;  // with the boundary on, once attached
   std::unique_ptr<RingReclaimer> reclaimer_;  // when usc_ring_exit is loaded
   std::unique_ptr<MappedArray<us_inflight_bucket>> inflight_view_;  // for the sampler
   std::vector<RetiredRing> retired_;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The boundary's families (--boundary): per ring, the CQ reap lag as a histogram and the
-// CQ depth as counters an average can be taken from plus its maximum as a gauge.
+// The boundary's families (unless --no-boundary): per ring, the CQ reap lag as a histogram and the
+// CQ depth as counters an average can be taken from plus its maximum as a gauge; per
+// SQPOLL ring, the SQ wait as a histogram.
 #pragma once
 
 #include <utility>
@@ -12,7 +13,12 @@
 namespace uringscope {
 
 // One series set per ring, with the labels openmetrics.cpp gives that ring.
-using BoundarySeries = std::vector<std::pair<exposition::Labels, const RingBoundary*>>;
+struct BoundaryRow {
+  exposition::Labels labels;
+  const RingBoundary* boundary = nullptr;
+  bool sqpoll = false;  // the SQ wait family has series for SQPOLL rings only
+};
+using BoundarySeries = std::vector<BoundaryRow>;
 
 void render_boundary_metrics(exposition::Writer& w, const BoundarySeries& rings);
 

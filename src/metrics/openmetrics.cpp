@@ -14,6 +14,7 @@
 
 #include "metrics/exposition.h"
 #include "metrics/boundary_metrics.h"
+#include "metrics/file_metrics.h"
 #include "metrics/exposition_writer.h"
 #include "uringscope/fields.h"
 #include "uringscope/opcodes.h"
@@ -131,6 +132,10 @@ constexpr OpCounter kOpCounters[] = {
     {{"uringscope_zero_copy_notifications", Type::Counter, "",
       "IORING_CQE_F_NOTIF CQEs: the kernel is done with a zero-copy send's buffer."},
      &OpStats::zc_notifications},
+    {{"uringscope_bytes", Type::Counter, "bytes",
+      "Bytes moved: the sum of the positive results of reads, writes, sends, receives "
+      "(vectored, fixed, zero-copy and multishot forms), splice and tee."},
+     &OpStats::bytes},
 };
 
 // Every counter of the table has a family, and only those do: a counter added to
@@ -375,9 +380,12 @@ std::string render_exposition(const Snapshot& snap, ExpositionFormat format) {
   render_globals(w, snap);
   render_rings(w, rings);
   render_ops(w, rings);
+  std::vector<FileSeriesRing> files;
+  for (const RingView& v : rings) files.push_back({ring_labels(*v.ring), &v.ring->files});
+  render_file_metrics(w, files);
   if (snap.boundary_measured) {
     BoundarySeries series;
-    for (const RingView& v : rings) series.emplace_back(ring_labels(*v.ring), &v.ring->boundary);
+    for (const RingView& v : rings) series.push_back({ring_labels(*v.ring), &v.ring->boundary, v.ring->sqpoll()});
     render_boundary_metrics(w, series);
   }
   if (format == ExpositionFormat::OpenMetrics) out += "# EOF\n";

@@ -26,11 +26,38 @@ Json ring_boundary_json(const Ring& ring) {
   reap["resolution_avg_ns"] = b.reap_gap_mean_ns();
   reap["resolution_max_ns"] = b.reap_gap_max_ns;
   reap["timer_looks"] = b.timer_looks;
-  return Json{{"ring", ring.id},
-              {"cq_depth", Json{{"samples", b.cq_depth_samples},
-                                {"avg", b.cq_depth_avg()},
-                                {"max", b.cq_depth_max}}},
-              {"reap_lag", std::move(reap)}};
+  Json out{{"ring", ring.id},
+           {"cq_depth", Json{{"samples", b.cq_depth_samples},
+                             {"avg", b.cq_depth_avg()},
+                             {"max", b.cq_depth_max}}},
+           {"reap_lag", std::move(reap)}};
+  if (b.liburing_seen()) {
+    Json lu = Json{{"submit_calls", b.lu_submit_calls},
+                   {"submitted", b.lu_submit_sqes},
+                   {"sqes_per_call", b.lu_sqes_per_submit()},
+                   {"max_sqes_per_call", b.lu_submit_max},
+                   {"cqes_handed", b.lu_cqes_handed}};
+    Json lag = Json{{"watched", b.lu_reap_lag.count()}};
+    add_histogram_fields(lag, b.lu_reap_lag);
+    lu["reap_lag"] = std::move(lag);
+    out["liburing"] = std::move(lu);
+  }
+  if (ring.sqpoll()) {
+    Json sq = Json{{"watched", b.sq_wait.count()}};
+    add_histogram_fields(sq, b.sq_wait);
+    sq["resolution_avg_ns"] = b.sq_res_mean_ns();
+    sq["resolution_max_ns"] = b.sq_res_max_ns;
+    sq["timer_looks"] = b.sq_timer_looks;
+    sq["taken_unseen"] = b.sq_taken_unseen;
+    out["sq_wait"] = std::move(sq);
+  }
+  return out;
+}
+
+// A ring the boundary saw: CQEs posted, or an SQPOLL ring's SQ looked at.
+bool boundary_saw(const Ring& ring) {
+  const RingBoundary& b = ring.boundary;
+  return b.cq_depth_samples || b.sq_wait.count() || b.sq_timer_looks || b.liburing_seen();
 }
 
 }  // namespace
@@ -39,11 +66,15 @@ Json end_to_end_json(const Snapshot& snap) {
   if (!snap.boundary_measured) return Json{{"available", false}};
   Json rings = Json::array();
   for (const Ring& ring : snap.rings) {
-    if (ring.boundary.cq_depth_samples) rings.push_back(ring_boundary_json(ring));
+    if (boundary_saw(ring)) rings.push_back(ring_boundary_json(ring));
   }
+  const LiburingUprobes& lu = snap.liburing;
+  Json uprobes{{"attached", lu.attached()}, {"libraries", lu.libraries}, {"calls", lu.functions}};
+  if (!lu.attached()) uprobes["detail"] = lu.tried ? lu.why_not : "off (--liburing turns them on)";
   return Json{{"available", true},
               {"source", "ring_index"},
               {"tick_ns", US_REAP_TICK_NS},
+              {"uprobes", std::move(uprobes)},
               {"rings", std::move(rings)}};
 }
 

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: MIT
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -121,6 +123,15 @@ bool DisplayFilter::matches(const OpStats& op) const {
   return true;
 }
 
+bool DisplayFilter::matches(const FileStats& file) const {
+  if (ops && !ops->contains(file.opcode)) return false;
+  if (punt && file.punted == 0) return false;
+  if (error && file.errors == 0) return false;
+  return std::all_of(file_globs.begin(), file_globs.end(), [&](const std::string& glob) {
+    return fnmatch(glob.c_str(), file.name.c_str(), 0) == 0;
+  });
+}
+
 DisplayFilter parse_display_filter(const std::vector<std::string>& exprs) {
   DisplayFilter filter;
   std::string first_op_expr;  // for the empty-intersection message
@@ -146,12 +157,16 @@ DisplayFilter parse_display_filter(const std::vector<std::string>& exprs) {
         throw UsageError("-e: " + first_op_expr + " and " + this_expr +
                          " have no op in common (list several ops as op=A,B)");
       filter.ops = std::move(both);
+    } else if (eq != std::string_view::npos && key == "FILE") {
+      std::string_view glob = trim(expr.substr(eq + 1));
+      if (glob.empty()) throw UsageError("-e: file= needs a pattern");
+      filter.file_globs.emplace_back(glob);
     } else if (eq == std::string_view::npos && key == "PUNT") {
       filter.punt = true;
     } else if (eq == std::string_view::npos && key == "ERROR") {
       filter.error = true;
     } else {
-      throw UsageError("-e: unknown filter '" + raw + "': use op=NAME[,NAME], punt or error");
+      throw UsageError("-e: unknown filter '" + raw + "': use op=NAME[,NAME], file=GLOB, punt or error");
     }
   }
   return filter;
@@ -164,6 +179,7 @@ std::string display_filter_text(const DisplayFilter& filter) {
     out += part;
   };
   if (filter.ops) add("op=" + op_list_text(*filter.ops));
+  for (const std::string& glob : filter.file_globs) add("file=" + glob);
   if (filter.punt) add("punt");
   if (filter.error) add("error");
   return out;
@@ -172,7 +188,13 @@ std::string display_filter_text(const DisplayFilter& filter) {
 Snapshot filter_snapshot(const Snapshot& snap, const DisplayFilter& filter) {
   Snapshot out = snap;
   if (filter.empty()) return out;
-  for (Ring& ring : out.rings) ring.ops = keep_matching(ring.ops, filter);
+  for (Ring& ring : out.rings) {
+    ring.ops = keep_matching(ring.ops, filter);
+    std::vector<FileStats> files;
+    std::copy_if(ring.files.begin(), ring.files.end(), std::back_inserter(files),
+                 [&](const FileStats& f) { return filter.matches(f); });
+    ring.files = std::move(files);
+  }
   out.ops = keep_matching(snap.ops, filter);
   std::vector<PendingRequest> kept;
   for (const PendingRequest& r : snap.leak.requests) {

@@ -25,8 +25,16 @@ namespace uringscope {
 
 inline constexpr int kJsonSchema = 2;
 
+// The per-file table of each ring (report_files.cpp): how many rows, in which order.
+enum class FileSort { Time, Requests, Bytes, Name };
+struct FileTableOptions {
+  std::size_t top = 10;  // rows per ring; 0 hides the table (--files-top N)
+  FileSort sort = FileSort::Time;  // --files-sort
+};
+
 struct TextOptions {
   bool show_findings = true;
+  FileTableOptions files;
   // The -e display filter in words ("op=READ punt"), when the snapshot was filtered:
   // the report says so, and a ring whose rows were all hidden says that instead of
   // "no requests seen".
@@ -43,6 +51,8 @@ void render_text(std::ostream& out, const Snapshot& snap, const std::vector<Find
 
 // Title with window, cpus, kernel and tier; the target; kernel features that are off.
 void render_text_header(std::ostream& out, const Snapshot& snap);
+// "target: command fio ...", "target: pid 1,2", "target: all processes".
+std::string target_line(const TargetInfo& target);
 // "ring #0 fd=5  sq=256 cq=512  flags: ...   comm pid N", or the catch-all title.
 void render_ring_header(std::ostream& out, const Ring& ring);
 // enter calls, SQEs with the average batch, completions.
@@ -51,9 +61,20 @@ void render_submission(std::ostream& out, const Ring& ring, const std::vector<Fi
 // Column header and one row per op. `ring` selects which findings mark rows: a ring id
 // for one ring's rows, nullopt for rows merged over all rings (then a finding on any
 // ring marks the op).
+// `window_ns`: what the B/s column is over ("-" when 0).
 void render_op_table(std::ostream& out, std::span<const OpStats> ops,
                      std::optional<uint32_t> ring, const std::vector<Finding>& findings,
-                     std::string_view indent = "    ");
+                     uint64_t window_ns, std::string_view indent = "    ");
+// Per op with at least kHistogramMinTimed timed requests, its latency distribution as a
+// log2 histogram (report_histogram.cpp); fewer make a shape of a handful of stars.
+inline constexpr uint64_t kHistogramMinTimed = 100;
+bool wants_histogram(const OpStats& op);
+void render_latency_histograms(std::ostream& out, std::span<const OpStats> ops,
+                               std::string_view indent = "    ");
+// The ring's busiest (file, op) rows under a "files" heading, then how many more there are;
+// nothing when the ring has no file rows.
+void render_file_table(std::ostream& out, const std::vector<FileStats>& files,
+                       const FileTableOptions& opts, std::string_view indent = "  ");
 // Whether an op has anything for render_op_details() to say.
 bool has_op_details(const OpStats& op);
 // Below an op table, per op in the order given: why its requests were punted, its top
@@ -67,10 +88,13 @@ void render_op_details(std::ostream& out, std::span<const OpStats> ops, bool iop
 // turns its off-CPU time into a share of the window, 0 leaves the share out.
 void render_counters(std::ostream& out, const Ring& ring, const std::vector<Finding>& findings,
                      std::string_view indent = "  ", uint64_t window_ns = 0);
-// The ring's CQ depth and reap lag (Ring::boundary), with heading; nothing when the
-// ring posted no CQE while the boundary was measured.
+// The ring's SQ wait, liburing calls, CQ depth and reap lag (Ring::boundary), with
+// heading; nothing when the boundary saw nothing of the ring.
 void render_boundary(std::ostream& out, const Ring& ring, const std::vector<Finding>& findings,
                      std::string_view indent = "  ");
+// "boundary: the rings' indices, and uprobes on ...": which sources the boundary's
+// numbers came from, or why the uprobes are not among them.
+std::string boundary_sources_line(const Snapshot& snap);
 // The fidelity note: latency covers tracked requests only. Nothing when all were tracked.
 void render_untracked_note(std::ostream& out, const Counters& counters,
                            std::string_view indent = "  ");
@@ -103,8 +127,11 @@ nlohmann::ordered_json render_json(const Snapshot& snap, const std::vector<Findi
 // Pieces of the report, for baselines and diffs that need the same shapes.
 nlohmann::ordered_json kernel_json(const KernelInfo& kernel);
 nlohmann::ordered_json counters_json(const Counters& counters);
-nlohmann::ordered_json op_json(const OpStats& op);
-nlohmann::ordered_json ring_json(const Ring& ring);
+// `window_ns`: what bytes per second are over (the run's window, or the ring's own life).
+nlohmann::ordered_json op_json(const OpStats& op, uint64_t window_ns);
+nlohmann::ordered_json ring_json(const Ring& ring, uint64_t window_ns);
+// Bytes over a window in bytes per second; 0 for a zero-length window.
+double bytes_per_second(uint64_t bytes, uint64_t window_ns);
 nlohmann::ordered_json leak_json(const LeakInfo& leak);
 nlohmann::ordered_json finding_json(const Finding& finding);
 

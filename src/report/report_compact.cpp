@@ -62,7 +62,7 @@ void render_compact(std::ostream& out, const Snapshot& snap, const std::vector<F
   if (!snap.rings.empty()) {
     out << '\n';
     if (!snap.ops.empty()) {
-      render_op_table(out, snap.ops, std::nullopt, findings, "");
+      render_op_table(out, snap.ops, std::nullopt, findings, snap.wall_ns, "");
     } else if (!display_filter.empty()) {
       out << "(no op matches the display filter)\n";
     } else {

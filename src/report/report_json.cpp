@@ -9,6 +9,7 @@
 #include "uringscope/opcodes.h"
 #include "report/report.h"
 #include "report/boundary_json.h"
+#include "report/files_json.h"
 #include "report/hazards_json.h"
 
 namespace uringscope {
@@ -23,9 +24,17 @@ Json target_json(const TargetInfo& target) {
               {"command", target.command}};
 }
 
-Json ops_json(const std::vector<OpStats>& ops) {
+}  // namespace
+
+double bytes_per_second(uint64_t bytes, uint64_t window_ns) {
+  return window_ns ? static_cast<double>(bytes) * 1e9 / static_cast<double>(window_ns) : 0.0;
+}
+
+namespace {
+
+Json ops_json(const std::vector<OpStats>& ops, uint64_t window_ns) {
   Json out = Json::array();
-  for (const OpStats& op : ops) out.push_back(op_json(op));
+  for (const OpStats& op : ops) out.push_back(op_json(op, window_ns));
   return out;
 }
 
@@ -112,7 +121,7 @@ Json run_counters_json(const Snapshot& snap) {
 
 }  // namespace
 
-Json op_json(const OpStats& op) {
+Json op_json(const OpStats& op, uint64_t window_ns) {
   Json out = Json{{"op", opcode_name(op.opcode)}, {"opcode", op.opcode}};
   for (const OpCounterField& field : kOpCounterFields) {
     out[field.name] = op.*field.member;
@@ -122,13 +131,16 @@ Json op_json(const OpStats& op) {
       out["punt_reasons"] = punt_reasons_json(op.punt_reasons);
     } else if (field.member == &OpStats::errors) {
       out["errnos"] = errnos_json(op.errnos);
+    } else if (field.member == &OpStats::bytes) {
+      out["bytes_per_request"] = op.bytes_per_request();
+      out["bytes_per_sec"] = bytes_per_second(op.bytes, window_ns);
     }
   }
   add_histogram_fields(out, op.latency);
   return out;
 }
 
-Json ring_json(const Ring& ring) {
+Json ring_json(const Ring& ring, uint64_t window_ns) {
   Json flag_names = Json::array();
   for (const std::string& name : setup_flag_names(ring.setup_flags)) flag_names.push_back(name);
   return Json{{"id", ring.id},
@@ -147,7 +159,9 @@ Json ring_json(const Ring& ring) {
               {"destroyed", ring.destroyed},
               {"avg_batch", ring.avg_batch()},
               {"counters", counters_json(ring.counters)},
-              {"ops", ops_json(ring.ops)}};
+              // A ring destroyed mid-window moved its bytes while it lived.
+              {"ops", ops_json(ring.ops, ring.observed_ns ? ring.observed_ns : window_ns)},
+              {"files", files_json(ring.files)}};
 }
 
 Json leak_json(const LeakInfo& leak) {
@@ -181,7 +195,7 @@ Json finding_json(const Finding& finding) {
 
 Json render_json(const Snapshot& snap, const std::vector<Finding>& findings) {
   Json rings = Json::array();
-  for (const Ring& ring : snap.rings) rings.push_back(ring_json(ring));
+  for (const Ring& ring : snap.rings) rings.push_back(ring_json(ring, snap.wall_ns));
   Json found = Json::array();
   for (const Finding& f : findings) found.push_back(finding_json(f));
 
@@ -198,7 +212,7 @@ Json render_json(const Snapshot& snap, const std::vector<Finding>& findings) {
               {"kernel", kernel_json(snap.kernel)},
               {"target", target_json(snap.target)},
               {"counters", run_counters_json(snap)},
-              {"ops", ops_json(snap.ops)},
+              {"ops", ops_json(snap.ops, snap.wall_ns)},
               {"rings", std::move(rings)},
               {"leak", leak_json(snap.leak)},
               {"workers", workers_json(snap.workers)},

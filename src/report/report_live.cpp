@@ -31,7 +31,7 @@ struct Column {
 constexpr Column kColumns[] = {
     {"ring", 22, true},  {"op", 16, true},    {"cqe/s", 7, false},
     {"p50", 7, false},   {"p99", 7, false},   {"punt", 6, false},
-    {"errors", 6, false}, {"batch", 6, false}, {"cq-ovf", 6, false},
+    {"errors", 6, false}, {"B/s", 6, false}, {"batch", 6, false}, {"cq-ovf", 6, false},
     {"reap99", 7, false},
 };
 constexpr std::size_t kNumColumns = std::size(kColumns);
@@ -124,6 +124,27 @@ std::string si(double value) {
   return "-";  // not reached
 }
 
+std::string live_latency(const Histogram& h, double q) {
+  return h.count() ? format_duration(h.quantile_ns(q)) : std::string("-");
+}
+
+std::string live_per_second(uint64_t n, double seconds) {
+  return seconds > 0 ? format_live_rate(static_cast<double>(n) / seconds) : std::string("-");
+}
+
+// The op's cells of its row (op through B/s); the ring's cells are the caller's.
+void op_cells(std::vector<std::string>& row, const OpStats& op, double seconds) {
+  row[1] = opcode_name(op.opcode);
+  row[2] = live_per_second(op.completed, seconds);
+  row[3] = live_latency(op.latency, 0.5);
+  row[4] = live_latency(op.latency, 0.99);
+  row[5] = op.submitted ? format_percent(op.punt_pct()) : std::string("-");
+  row[6] = format_live_count(op.errors);
+  row[7] = opcode_moves_data(op.opcode) && seconds > 0
+               ? format_live_count(static_cast<uint64_t>(std::llround(static_cast<double>(op.bytes) / seconds)))
+               : std::string("-");
+}
+
 }  // namespace
 
 std::string format_live_rate(double per_second) {
@@ -146,9 +167,10 @@ void render_live_header(std::ostream& out, double interval_s) {
       << "; the full report and findings follow when the run ends\n";
   out << "  cqe/s: completions per second; p50, p99: latency of the requests completed in the"
          " interval\n";
-  out << "  punt: submissions punted to io-wq; errors: error CQEs (-EAGAIN excluded)\n";
+  out << "  punt: submissions punted to io-wq; errors: error CQEs (-EAGAIN excluded);\n"
+         "  B/s: bytes moved per second by ops that move data\n";
   out << "  per ring: batch = SQEs per submitting io_uring_enter, cq-ovf = CQ overflows,\n"
-         "  reap99 = p99 of the CQ reap lag (CQE posted to reaped; with --boundary)\n";
+         "  reap99 = p99 of the CQ reap lag (CQE posted to reaped; none with --no-boundary)\n";
   std::vector<std::string> titles;
   for (const Column& col : kColumns) titles.emplace_back(col.title);
   out << format_row(titles) << '\n';
@@ -170,12 +192,6 @@ void render_live_interval(std::ostream& out, const Snapshot& delta, uint64_t sin
   // Rates over the interval's measured length, not the nominal -i: a late wakeup makes
   // an interval longer, and it holds correspondingly more events.
   const double seconds = static_cast<double>(delta.wall_ns) / 1e9;
-  auto rate = [&](uint64_t n) {
-    return seconds > 0 ? format_live_rate(static_cast<double>(n) / seconds) : std::string("-");
-  };
-  auto latency = [](const Histogram& h, double q) {
-    return h.count() ? format_duration(h.quantile_ns(q)) : std::string("-");
-  };
 
   bool any = false;
   for (const Ring& ring : delta.rings) {
@@ -187,21 +203,16 @@ void render_live_interval(std::ostream& out, const Snapshot& delta, uint64_t sin
     auto ring_cells = [&](std::vector<std::string>& row) {
       if (!first) return;
       row[0] = live_ring_cell(ring);
-      row[7] = batch_cell(ring);
-      row[8] = format_live_count(c.cq_overflows);
-      // Empty, not "-", without --boundary: nothing was measured, not nothing seen.
-      if (delta.boundary_measured) row[9] = latency(ring.boundary.reap_lag, 0.99);
+      row[8] = batch_cell(ring);
+      row[9] = format_live_count(c.cq_overflows);
+      // Empty, not "-", with --no-boundary: nothing was measured, not nothing seen.
+      if (delta.boundary_measured) row[10] = live_latency(ring.boundary.reap_lag, 0.99);
       first = false;
     };
     for (const OpStats& op : ring.ops) {
       std::vector<std::string> row(kNumColumns);
       ring_cells(row);
-      row[1] = opcode_name(op.opcode);
-      row[2] = rate(op.completed);
-      row[3] = latency(op.latency, 0.5);
-      row[4] = latency(op.latency, 0.99);
-      row[5] = op.submitted ? format_percent(op.punt_pct()) : std::string("-");
-      row[6] = format_live_count(op.errors);
+      op_cells(row, op, seconds);
       out << format_row(row) << '\n';
     }
     // CQEs that no op row holds (their request and opcode were unknown), or a ring with
@@ -210,9 +221,9 @@ void render_live_interval(std::ostream& out, const Snapshot& delta, uint64_t sin
     for (const OpStats& op : ring.ops) in_ops += op.completed;
     if (ring.ops.empty() || c.completions > in_ops) {
       std::vector<std::string> row(kNumColumns);
-      for (std::size_t col = 1; col <= 6; ++col) row[col] = "-";
+      for (std::size_t col = 1; col <= 7; ++col) row[col] = "-";
       ring_cells(row);
-      row[2] = rate(c.completions > in_ops ? c.completions - in_ops : 0);
+      row[2] = live_per_second(c.completions > in_ops ? c.completions - in_ops : 0, seconds);
       out << format_row(row) << '\n';
     }
   }

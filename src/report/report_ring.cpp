@@ -137,19 +137,24 @@ void render_submission(std::ostream& out, const Ring& ring, const std::vector<Fi
 
 void render_op_table(std::ostream& out, std::span<const OpStats> ops,
                      std::optional<uint32_t> ring, const std::vector<Finding>& findings,
-                     std::string_view indent) {
+                     uint64_t window_ns, std::string_view indent) {
   TextTable table({Align::Left}, std::string(indent));
-  table.add_row({"op", "reqs", "p50", "p99", "max", "punted", "errors"});
+  table.add_row({"op", "reqs", "p50", "p99", "max", "punted", "errors", "bytes", "B/s", "B/req"});
   for (const OpStats& op : ops) {
     const Histogram& h = op.latency;
     bool timed = h.count() > 0;
     auto latency = [&](uint64_t ns) { return timed ? format_duration(ns) : std::string("-"); };
+    const bool moves = opcode_moves_data(op.opcode);
     bool marked =
         finding_concerns(findings, {kTagPunt, kTagErrors, kTagPollRetry}, ring, op.opcode);
     table.add_row({opcode_name(op.opcode), format_count(op.submitted), latency(h.quantile_ns(0.5)),
                    latency(h.quantile_ns(0.99)), latency(h.max_ns),
                    op.submitted ? format_percent(op.punt_pct()) : std::string("-"),
-                   format_count(op.errors)},
+                   format_count(op.errors), moves ? format_bytes(op.bytes) : std::string("-"),
+                   moves && window_ns ? format_bytes(static_cast<uint64_t>(
+                                            bytes_per_second(op.bytes, window_ns)))
+                                      : std::string("-"),
+                   moves ? format_bytes(static_cast<uint64_t>(op.bytes_per_request())) : std::string("-")},
                   marker_if(marked));
   }
   table.write(out);

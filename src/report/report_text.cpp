@@ -16,9 +16,6 @@
 #include "report/text_layout.h"
 
 namespace uringscope {
-namespace {
-
-using Align = TextTable::Align;
 
 std::string target_line(const TargetInfo& target) {
   switch (target.mode) {
@@ -33,8 +30,12 @@ std::string target_line(const TargetInfo& target) {
   return "target: all processes";
 }
 
+namespace {
+
+using Align = TextTable::Align;
+
 void render_ring(std::ostream& out, const Ring& ring, const std::vector<Finding>& findings,
-                 uint64_t window_ns, bool filtered) {
+                 uint64_t window_ns, bool filtered, const FileTableOptions& files) {
   render_ring_header(out, ring);
   out << "  submission\n";
   render_submission(out, ring, findings);
@@ -42,13 +43,19 @@ void render_ring(std::ostream& out, const Ring& ring, const std::vector<Finding>
   if (ring.ops.empty()) {
     out << (filtered ? "    (no op matches the display filter)\n" : "    (no requests seen)\n");
   } else {
-    render_op_table(out, ring.ops, ring.id, findings);
+    // A ring destroyed mid-window moved its bytes while it lived.
+    render_op_table(out, ring.ops, ring.id, findings, ring.observed_ns ? ring.observed_ns : window_ns);
     // A heading of their own: under the table at its indent they would read as rows.
     if (std::any_of(ring.ops.begin(), ring.ops.end(), has_op_details)) {
       out << "  per-op punts, errors, poll waits\n";
       render_op_details(out, ring.ops, ring.setup_flags & kSetupIopoll);
     }
+    if (std::any_of(ring.ops.begin(), ring.ops.end(), wants_histogram)) {
+      out << "  per-op latency distribution\n";
+      render_latency_histograms(out, ring.ops);
+    }
   }
+  render_file_table(out, ring.files, files);
   render_counters(out, ring, findings, "  ", window_ns);
   render_boundary(out, ring, findings);
   render_untracked_note(out, ring.counters);
@@ -56,14 +63,14 @@ void render_ring(std::ostream& out, const Ring& ring, const std::vector<Finding>
 
 // Snapshot promises ascending ids; sort anyway, a merged or filtered snapshot may not.
 void render_rings(std::ostream& out, const Snapshot& snap, const std::vector<Finding>& findings,
-                  bool filtered) {
+                  bool filtered, const FileTableOptions& files) {
   std::vector<const Ring*> rings;
   for (const Ring& ring : snap.rings) rings.push_back(&ring);
   std::stable_sort(rings.begin(), rings.end(),
                    [](const Ring* a, const Ring* b) { return a->id < b->id; });
   for (const Ring* ring : rings) {
     out << '\n';
-    render_ring(out, *ring, findings, snap.wall_ns, filtered);
+    render_ring(out, *ring, findings, snap.wall_ns, filtered, files);
   }
 }
 
@@ -100,6 +107,7 @@ void render_text_header(std::ostream& out, const Snapshot& snap) {
     out << "kernel features off:\n";
     off.write(out);
   }
+  if (snap.boundary_measured) out << boundary_sources_line(snap) << '\n';
 }
 
 void render_findings(std::ostream& out, const std::vector<Finding>& findings) {
@@ -135,7 +143,7 @@ void render_text(std::ostream& out, const Snapshot& snap, const std::vector<Find
   if (snap.rings.empty()) {
     out << "\nno io_uring activity seen\n";
   } else {
-    render_rings(out, snap, findings, filtered);
+    render_rings(out, snap, findings, filtered, opts.files);
   }
   if (snap.leak.suspected + snap.leak.pending > 0) {
     out << '\n';

@@ -51,20 +51,27 @@ struct DisplayFilter {
   std::optional<std::set<uint32_t>> ops;
   bool punt = false;   // ops with punted > 0
   bool error = false;  // ops with errors > 0, or requests rejected before issue
+  // file=GLOB (fnmatch(3), '*' crossing '/'): the file rows whose name matches every one.
+  // Op rows are not per file: file= leaves them alone.
+  std::vector<std::string> file_globs;
 
-  bool empty() const { return !ops && !punt && !error; }
+  bool empty() const { return !ops && !punt && !error && file_globs.empty(); }
   bool has_op_condition() const { return ops.has_value(); }
   // Whether one op row passes every condition.
   bool matches(const OpStats& op) const;
+  // Whether one file row passes: its name, and its op, punts and errors as an op row's.
+  bool matches(const FileStats& file) const;
 };
 
-// Each element is one -e argument: "op=READ,write,22", "punt" or "error"; every one
+// Each element is one -e argument: "op=READ,write,22", "file=/var/db/*", "punt" or
+// "error"; every one
 // must hold (AND). Op names are IORING_OP_* names with or without the prefix, in any
 // case, or numbers 0-255; "OTHER" and "OP_<n>" (what the tables print for the catch-all
 // row and for opcodes the built-in table does not know) are accepted too. Throws
 // UsageError with a one-line message:
 //   -e: unknown op 'REED' (see --list-ops)
-//   -e: unknown filter 'foo': use op=NAME[,NAME], punt or error
+//   -e: unknown filter 'foo': use op=NAME[,NAME], file=GLOB, punt or error
+//   -e: file= needs a pattern
 //   -e: op= needs at least one op name
 //   -e: empty op name in 'op=READ,,WRITE'
 //   -e: op=READ and op=WRITE have no op in common (list several ops as op=A,B)
@@ -78,7 +85,7 @@ std::string display_filter_text(const DisplayFilter& filter);
 // - every ring stays, with its header, submission block and counters, even when none of
 //   its ops match: a ring is not an op row, and dropping rings would turn a view with no
 //   matching row into "no io_uring activity seen", which is false;
-// - Ring::ops and Snapshot::ops keep only the matching rows, unchanged;
+// - Ring::ops and Snapshot::ops keep only the matching rows, unchanged; Ring::files too;
 // - Counters (per ring and Snapshot::totals) stay as measured: they count the ring, not
 //   an op, and zeroing them would make the submission block lie;
 // - leak records stay when their (ring, op) row matches; the leak totals stay, so the

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "rules/file_blame.h"
 #include "rules/rule_kit.h"
 #include "util/errno_name.h"
 #include "util/format.h"
@@ -193,15 +194,18 @@ void rule_errors(const Snapshot& snapshot, std::vector<Finding>& out) {
       if (!at_least(split.unexpected, ThresholdId::ErrorsMinCount) ||
           pct < thr(ThresholdId::ErrorsMinPct))
         continue;
-      out.push_back(Finding{
+      const FileBlame blame = blame_files(ring, op.opcode, &FileStats::errors);
+      Finding finding{
           .tag = kTagErrors,
           .severity = Severity::Warn,
           .ring = ring.id,
           .opcode = op.opcode,
-          .message = errors_message(ring, op, split, pct),
+          .message = errors_message(ring, op, split, pct) + blame_sentence(blame, "errors"),
           .suggestion = errors_suggestion(op, split),
           .evidence = errors_evidence(op, split, pct),
-      });
+      };
+      add_file_evidence(finding.evidence, blame);
+      out.push_back(std::move(finding));
     }
   }
 }

@@ -14,11 +14,11 @@ namespace uringscope {
 namespace {
 
 using Rule = void (*)(const Snapshot&, std::vector<Finding>&);
-constexpr std::array<Rule, 14> kRules = {
+constexpr std::array<Rule, 15> kRules = {
     &rules::rule_nodata,     &rules::rule_overflow, &rules::rule_punt,     &rules::rule_workers,
     &rules::rule_batch,      &rules::rule_sqpoll,   &rules::rule_defer_tw, &rules::rule_short_write,
     &rules::rule_poll_retry, &rules::rule_errors,   &rules::rule_leak,     &rules::rule_tool,
-    &rules::rule_hazard,     &rules::rule_reap_lag,
+    &rules::rule_hazard,     &rules::rule_reap_lag, &rules::rule_sq_wait,
 };
 
 }  // namespace

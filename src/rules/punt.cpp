@@ -11,6 +11,7 @@
 
 #include <fmt/format.h>
 
+#include "rules/file_blame.h"
 #include "rules/rule_kit.h"
 #include "util/format.h"
 #include "uringscope/opcodes.h"
@@ -231,6 +232,30 @@ std::string punt_suggestion(PuntReason reason, std::optional<uint32_t> opcode,
   return {};
 }
 
+// The page cache is not the cause when the files are O_DIRECT already: the suggestion for
+// a regular-file or hashed punt must not tell the program to do what it does.
+bool blames_page_cache(std::optional<PuntReason> reason) {
+  return reason == PuntReason::RegularFile || reason == PuntReason::Hashed;
+}
+
+std::string direct_punt_suggestion(uint32_t opcode) {
+  const std::string op = opcode_name(opcode);
+  if (opcode_is_write(opcode)) {
+    return fmt::format(
+        "These {} requests use O_DIRECT already, so the page cache is not the cause: a "
+        "direct write that must allocate blocks (into a sparse file, or past its end) "
+        "cannot go ahead without blocking, and the kernel hands it to a worker. Preallocate "
+        "the file with fallocate() before the writes, or write over blocks written before.",
+        op);
+  }
+  return fmt::format(
+      "These {} requests use O_DIRECT already, so the page cache is not the cause: the file "
+      "system or the device could not take them without blocking (no nowait support, or "
+      "the device's queue was full). Keep the requests in flight within the device's queue "
+      "depth, and check that the file system supports nowait direct I/O (ext4, xfs, btrfs).",
+      op);
+}
+
 std::vector<Evidence> punt_evidence(uint64_t punted, uint64_t submitted,
                                     const PuntReasons& reasons) {
   const std::optional<PuntReason> dominant = dominant_reason(reasons);
@@ -267,18 +292,24 @@ Finding punt_detail(const PuntRow& row) {
   message += "; io-wq is where the tail latency comes from";
   // No latency sample (all completions untracked) must not print as "p99 0ns".
   message += op.latency.count() ? fmt::format(" ({} p99 {}).", name, format_duration(p99)) : ".";
+  const FileBlame blame = blame_files(*row.ring, op.opcode, &FileStats::punted);
+  message += blame_sentence(blame, "punted");
+  const bool direct = blame.all_direct && blames_page_cache(dominant);
+  if (direct) message += " The files are opened O_DIRECT.";
 
   std::vector<Evidence> evidence = punt_evidence(op.punted, op.submitted, op.punt_reasons);
   evidence.insert(evidence.begin() + 3, count_evidence("p99_ns", p99));
+  add_file_evidence(evidence, blame);
+  if (!blame.empty()) evidence.push_back(count_evidence("o_direct", blame.all_direct ? 1 : 0));
   return Finding{
       .tag = kTagPunt,
       .severity = Severity::Warn,
       .ring = row.ring->id,
       .opcode = op.opcode,
       .message = std::move(message),
-      .suggestion =
-          dominant ? punt_suggestion(*dominant, op.opcode, iopoll)
-                   : punt_suggestion_by_kind(op.opcode),
+      .suggestion = direct     ? direct_punt_suggestion(op.opcode)
+                    : dominant ? punt_suggestion(*dominant, op.opcode, iopoll)
+                               : punt_suggestion_by_kind(op.opcode),
       .evidence = std::move(evidence),
   };
 }

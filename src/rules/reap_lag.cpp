@@ -21,6 +21,16 @@ void rule_reap_lag(const Snapshot& snapshot, std::vector<Finding>& out) {
     const Histogram& lag = b.reap_lag;
     const uint64_t p99 = lag.quantile_ns(0.99);
     if (lag.count() < min_watched || p99 < limit_ns) continue;
+    std::vector<Evidence> evidence;
+    add_lag_evidence(evidence, "", lag);
+    evidence.insert(evidence.end(), {real_evidence("cq_depth_avg", b.cq_depth_avg()),
+                                     count_evidence("cq_depth_max", b.cq_depth_max),
+                                     text_evidence("source", "ring_index"),
+                                     count_evidence("resolution_avg_ns", b.reap_gap_mean_ns()),
+                                     count_evidence("resolution_max_ns", b.reap_gap_max_ns),
+                                     count_evidence("threshold_ns", limit_ns)});
+    // The exact source beside it, where liburing's uprobes timed some of the same CQEs.
+    if (b.lu_reap_lag.count()) add_lag_evidence(evidence, "uprobes_", b.lu_reap_lag);
     out.push_back(Finding{
         .tag = kTagReapLag,
         .severity = Severity::Warn,
@@ -40,14 +50,7 @@ void rule_reap_lag(const Snapshot& snapshot, std::vector<Finding>& out) {
             "io_uring_enter()) while some are ready; one thread reaping for several rings. "
             "Peek the CQ at the top of every loop iteration and hand slow work to another "
             "thread.",
-        .evidence = {count_evidence("p50_ns", lag.quantile_ns(0.5)), count_evidence("p99_ns", p99),
-                     count_evidence("max_ns", lag.max_ns), count_evidence("watched", lag.count()),
-                     real_evidence("cq_depth_avg", b.cq_depth_avg()),
-                     count_evidence("cq_depth_max", b.cq_depth_max),
-                     text_evidence("source", "ring_index"),
-                     count_evidence("resolution_avg_ns", b.reap_gap_mean_ns()),
-                     count_evidence("resolution_max_ns", b.reap_gap_max_ns),
-                     count_evidence("threshold_ns", limit_ns)},
+        .evidence = std::move(evidence),
     });
   }
 }

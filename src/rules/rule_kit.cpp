@@ -23,6 +23,13 @@ Evidence count_evidence(std::string key, uint64_t value) {
 
 Evidence real_evidence(std::string key, double value) { return {std::move(key), value}; }
 
+void add_lag_evidence(std::vector<Evidence>& out, const std::string& prefix, const Histogram& h) {
+  out.push_back(count_evidence(prefix + "p50_ns", h.quantile_ns(0.5)));
+  out.push_back(count_evidence(prefix + "p99_ns", h.quantile_ns(0.99)));
+  out.push_back(count_evidence(prefix + "max_ns", h.max_ns));
+  out.push_back(count_evidence(prefix + "watched", h.count()));
+}
+
 Evidence text_evidence(std::string key, std::string value) {
   return {std::move(key), std::move(value)};
 }

@@ -34,6 +34,10 @@ Evidence real_evidence(std::string key, double value);
 
 Evidence text_evidence(std::string key, std::string value);
 
+// A watched lag's histogram as evidence: `<prefix>p50_ns`, `p99_ns`, `max_ns`, `watched`,
+// appended to `out` in that order (REAP-LAG, SQ-WAIT and the SQPOLL finding share it).
+void add_lag_evidence(std::vector<Evidence>& out, const std::string& prefix, const Histogram& h);
+
 double thr(ThresholdId id);
 
 bool at_least(uint64_t value, ThresholdId id);
@@ -61,5 +65,6 @@ void rule_leak(const Snapshot& snapshot, std::vector<Finding>& out);
 void rule_tool(const Snapshot& snapshot, std::vector<Finding>& out);
 void rule_hazard(const Snapshot& snapshot, std::vector<Finding>& out);
 void rule_reap_lag(const Snapshot& snapshot, std::vector<Finding>& out);
+void rule_sq_wait(const Snapshot& snapshot, std::vector<Finding>& out);
 
 }  // namespace uringscope::rules

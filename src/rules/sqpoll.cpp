@@ -109,6 +109,13 @@ Finding never_slept_finding(const Snapshot& snapshot, const Ring& ring, const Sq
   };
 }
 
+// What the thread's sleeps cost the SQEs (SQ-WAIT has the finding): with the boundary on.
+void add_sq_wait_evidence(Finding& f, const Snapshot& snapshot, const Ring& ring) {
+  const Histogram& wait = ring.boundary.sq_wait;
+  if (!snapshot.boundary_measured || wait.count() == 0) return;
+  add_lag_evidence(f.evidence, "sq_wait_", wait);
+}
+
 }  // namespace
 
 // Rings whose SQPOLL thread the tool never saw (sq_tid == 0) carry no thread numbers: a
@@ -123,7 +130,10 @@ void rule_sqpoll(const Snapshot& snapshot, std::vector<Finding>& out) {
       out.push_back(small_bursts_finding(snapshot, ring, w));
     } else if (never_slept(ring, w)) {
       out.push_back(never_slept_finding(snapshot, ring, w));
+    } else {
+      continue;
     }
+    add_sq_wait_evidence(out.back(), snapshot, ring);
   }
 }
 

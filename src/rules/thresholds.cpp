@@ -171,6 +171,15 @@ constexpr std::array<Threshold, kThresholdCount> kThresholds = {{
     {ThresholdId::ReapLagMinWatched, kTagReapLag, "reap_lag_min_watched", 20.0, "CQEs",
      "CQEs watched on the ring before its p99 means anything: below 20 the p99 is the one "
      "or two slowest reaps, which a single stall (a page fault, a preemption) makes."},
+    {ThresholdId::SqWaitP99, kTagSqWait, "sq_wait_p99", 10.0, "ms",
+     "An awake SQPOLL thread takes an SQE within microseconds of the tail moving, and one "
+     "woken with IORING_ENTER_SQ_WAKEUP within the wakeup's scheduling latency (tens of "
+     "microseconds on an idle CPU, a few milliseconds on a busy one). 10 ms at p99 is "
+     "past both: the thread slept with SQEs there and nobody woke it, or it was kept off "
+     "its CPU. Ten times the 1 ms tick at which a sleeping poller's SQ is looked at, so "
+     "the tick's resolution cannot make it."},
+    {ThresholdId::SqWaitMinWatched, kTagSqWait, "sq_wait_min_watched", 20.0, "SQEs",
+     "SQEs watched on the ring before its p99 means anything, as for reap_lag_min_watched."},
 }};
 
 constexpr bool ids_match_positions() {

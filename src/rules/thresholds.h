@@ -41,8 +41,10 @@ enum class ThresholdId : uint8_t {
   LeakGrowthMaxDipPct,
   ReapLagP99,
   ReapLagMinWatched,
+  SqWaitP99,
+  SqWaitMinWatched,
 };
-inline constexpr std::size_t kThresholdCount = 28;
+inline constexpr std::size_t kThresholdCount = 30;
 
 struct Threshold {
   ThresholdId id;

@@ -82,6 +82,16 @@ RingBoundary boundary_delta(const RingBoundary& after, const RingBoundary* befor
   d.reap_gap_sum_ns = sub(after.reap_gap_sum_ns, b.reap_gap_sum_ns);
   d.reap_gap_max_ns = interval_max(after.reap_gap_max_ns, b.reap_gap_max_ns, d.reap_lag.count() > 0);
   d.timer_looks = sub(after.timer_looks, b.timer_looks);
+  d.sq_wait = histogram_delta(after.sq_wait, b.sq_wait);
+  d.sq_taken_unseen = sub(after.sq_taken_unseen, b.sq_taken_unseen);
+  d.sq_res_sum_ns = sub(after.sq_res_sum_ns, b.sq_res_sum_ns);
+  d.sq_res_max_ns = interval_max(after.sq_res_max_ns, b.sq_res_max_ns, d.sq_wait.count() > 0);
+  d.sq_timer_looks = sub(after.sq_timer_looks, b.sq_timer_looks);
+  d.lu_submit_calls = sub(after.lu_submit_calls, b.lu_submit_calls);
+  d.lu_submit_sqes = sub(after.lu_submit_sqes, b.lu_submit_sqes);
+  d.lu_submit_max = interval_max(after.lu_submit_max, b.lu_submit_max, d.lu_submit_calls > 0);
+  d.lu_cqes_handed = sub(after.lu_cqes_handed, b.lu_cqes_handed);
+  d.lu_reap_lag = histogram_delta(after.lu_reap_lag, b.lu_reap_lag);
   return d;
 }
 
@@ -178,6 +188,7 @@ Snapshot snapshot_delta(const Snapshot& after, const Snapshot& before) {
   d.leak.threshold_ns = after.leak.threshold_ns;
   d.workers = after.workers;  // a gauge, like workers_distinct
   d.boundary_measured = after.boundary_measured;
+  d.liburing = after.liburing;
 
   std::map<RingKey, const Ring*> earlier;
   for (const auto& [key, ring] : keyed(before.rings)) earlier[key] = ring;

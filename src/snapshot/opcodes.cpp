@@ -56,6 +56,24 @@ int opcode_from_name(std::string_view name) {
   return -1;
 }
 
+namespace {
+
+constexpr std::string_view kDataOps[] = {
+    "READV", "WRITEV", "READ_FIXED", "WRITE_FIXED", "SENDMSG", "RECVMSG", "READ", "WRITE",
+    "SEND", "RECV", "SPLICE", "TEE", "SEND_ZC", "SENDMSG_ZC", "READ_MULTISHOT", "RECV_ZC",
+    "READV_FIXED", "WRITEV_FIXED"};
+
+consteval uint64_t data_ops_mask() {
+  uint64_t mask = 0;
+  for (std::string_view name : kDataOps) mask |= uint64_t{1} << opcode_value(name);
+  return mask;
+}
+static_assert(data_ops_mask() == US_DATA_OPS, "bpf/uringscope.h's US_DATA_OPS is not kDataOps");
+
+}  // namespace
+
+bool opcode_moves_data(uint32_t opcode) { return opcode < 64 && ((US_DATA_OPS >> opcode) & 1); }
+
 bool opcode_is_read(uint32_t opcode) {
   return opcode == op::kReadv || opcode == op::kReadFixed || opcode == op::kRead ||
          opcode == op::kReadMultishot || opcode == op::kReadvFixed;

@@ -97,6 +97,11 @@ double OpStats::punt_pct() const {
   return submitted ? 100.0 * static_cast<double>(punted) / static_cast<double>(submitted) : 0.0;
 }
 
+double OpStats::bytes_per_request() const {
+  const uint64_t requests = submitted ? submitted : completed;
+  return requests ? static_cast<double>(bytes) / static_cast<double>(requests) : 0.0;
+}
+
 OpStats& OpStats::operator+=(const OpStats& other) {
   for (const OpCounterField& field : kOpCounterFields) this->*field.member += other.*field.member;
   punt_reasons += other.punt_reasons;
@@ -114,6 +119,17 @@ double RingBoundary::cq_depth_avg() const {
 uint64_t RingBoundary::reap_gap_mean_ns() const {
   const uint64_t reaps = reap_lag.count();
   return reaps ? reap_gap_sum_ns / reaps : 0;
+}
+
+double RingBoundary::lu_sqes_per_submit() const {
+  return lu_submit_calls ? static_cast<double>(lu_submit_sqes) / static_cast<double>(lu_submit_calls)
+                         : 0.0;
+}
+
+uint64_t RingBoundary::sq_res_mean_ns() const {
+  const uint64_t all = sq_wait.count();
+  const uint64_t seen_waiting = all > sq_taken_unseen ? all - sq_taken_unseen : 0;
+  return seen_waiting ? sq_res_sum_ns / seen_waiting : 0;
 }
 
 bool Ring::sqpoll_thread_seen_running() const {

@@ -7,11 +7,22 @@
 #include <optional>
 #include <set>
 
+#include "snapshot/file_rows.h"
 #include "uringscope/fields.h"
 #include "uringscope/opcodes.h"
 
 namespace uringscope {
 namespace {
+
+// A log2 histogram as the BPF side keeps it: US_HIST_SLOTS counts, its sum and maximum.
+Histogram histogram_of(const __u64 (&slots)[US_HIST_SLOTS], uint64_t sum_ns, uint64_t max_ns) {
+  static_assert(US_HIST_SLOTS == kHistBuckets);
+  Histogram h;
+  std::copy(std::begin(slots), std::end(slots), h.buckets.begin());
+  h.sum_ns = sum_ns;
+  h.max_ns = max_ns;
+  return h;
+}
 
 constexpr uint32_t kNoRing = 0xffffffffu;  // us_opstat.ring of a row lost to a race
 
@@ -22,10 +33,7 @@ OpStats op_from_row(const us_opstat& row) {
   for (const OpCounterField& field : kOpCounterFields) op.*field.member = c[field.abi];
   for (const PuntReasonField& field : kPuntReasonFields)
     op.punt_reasons.*field.member = c[field.abi];
-  static_assert(US_HIST_SLOTS == kHistBuckets);
-  std::copy(std::begin(row.hist), std::end(row.hist), op.latency.buckets.begin());
-  op.latency.sum_ns = c[US_OC_LAT_SUM_NS];
-  op.latency.max_ns = c[US_OC_LAT_MAX_NS];
+  op.latency = histogram_of(row.hist, c[US_OC_LAT_SUM_NS], c[US_OC_LAT_MAX_NS]);
   return op;
 }
 
@@ -92,12 +100,21 @@ void derive_boundary(RingBoundary& b, const us_ring_stats& stats) {
   b.cq_depth_samples = r[US_RC_CQ_DEPTH_SAMPLES];
   b.cq_depth_sum = r[US_RC_CQ_DEPTH_SUM];
   b.cq_depth_max = r[US_RC_CQ_DEPTH_MAX];
-  std::copy(std::begin(stats.reap_hist), std::end(stats.reap_hist), b.reap_lag.buckets.begin());
-  b.reap_lag.sum_ns = r[US_RC_REAP_LAG_SUM_NS];
-  b.reap_lag.max_ns = r[US_RC_REAP_LAG_MAX_NS];
+  b.reap_lag = histogram_of(stats.reap_hist, r[US_RC_REAP_LAG_SUM_NS], r[US_RC_REAP_LAG_MAX_NS]);
   b.reap_gap_sum_ns = r[US_RC_REAP_GAP_SUM_NS];
   b.reap_gap_max_ns = r[US_RC_REAP_GAP_MAX_NS];
   b.timer_looks = r[US_RC_REAP_TICKS];
+  b.sq_wait = histogram_of(stats.sq_wait_hist, r[US_RC_SQ_WAIT_SUM_NS], r[US_RC_SQ_WAIT_MAX_NS]);
+  b.sq_taken_unseen = r[US_RC_SQ_TAKEN_UNSEEN];
+  b.sq_wait.buckets[0] += b.sq_taken_unseen;  // waits of 0 as far as the looks could tell
+  b.sq_res_sum_ns = r[US_RC_SQ_RES_SUM_NS];
+  b.sq_res_max_ns = r[US_RC_SQ_RES_MAX_NS];
+  b.sq_timer_looks = r[US_RC_SQ_TICKS];
+  b.lu_submit_calls = r[US_RC_LU_SUBMIT_CALLS];
+  b.lu_submit_sqes = r[US_RC_LU_SUBMIT_SQES];
+  b.lu_submit_max = r[US_RC_LU_SUBMIT_MAX];
+  b.lu_cqes_handed = r[US_RC_LU_CQES_HANDED];
+  b.lu_reap_lag = histogram_of(stats.lu_reap_hist, r[US_RC_LU_REAP_SUM_NS], r[US_RC_LU_REAP_MAX_NS]);
 }
 
 bool ring_has_activity(const Ring& ring) {
@@ -264,6 +281,13 @@ Ring ring_of(uint32_t row, const us_ring_info& info, const us_ring_stats& stats,
   return ring;
 }
 
+// The per-file rows of ring row `row` (named from every ring's names: names are per inode).
+std::vector<FileStats> files_of_row(const FileRows& rows, const FileNames& names, uint32_t row) {
+  auto by_row = files_by_ring_row(rows, names);
+  auto it = by_row.find(row);
+  return it == by_row.end() ? std::vector<FileStats>{} : std::move(it->second);
+}
+
 std::vector<OpStats> ops_of_retired(const RetiredRing& retired) {
   std::vector<OpStats> ops;
   for (const us_opstat& row : retired.ops) {
@@ -273,6 +297,37 @@ std::vector<OpStats> ops_of_retired(const RetiredRing& retired) {
   sort_by_opcode(ops);
   attach_errnos(ops, retired.errnos, retired.row);
   return ops;
+}
+
+// Live rows and destroyed rings, each with where it came from (a row, or -1 - the
+// position in raw.retired), in the order the tables hold them.
+std::vector<std::pair<Ring, int64_t>> rings_found(const RawTables& raw, uint64_t end_ns) {
+  const std::size_t rows = std::min(raw.ring_info.size(), raw.ring_stats.size());
+  auto ops_by_row = ops_by_ring_row(raw, rows);
+  auto files_by_row = files_by_ring_row(raw.files, raw.file_names);
+  std::vector<std::pair<Ring, int64_t>> found;
+  for (uint32_t row = 0; row < rows; ++row) {
+    const us_ring_info& info = raw.ring_info[row];
+    auto it = ops_by_row.find(row);
+    Ring ring = ring_of(row, info, raw.ring_stats[row],
+                        it == ops_by_row.end() ? std::vector<OpStats>{} : std::move(it->second),
+                        end_ns);
+    // A row whose ctx is 0 lost an allocation race, or was given back by a destroyed
+    // ring, or is the catch-all: it owns no ring unless events were lumped into it.
+    if ((info.ctx == 0 || row == US_RING_CATCHALL) && !ring_has_activity(ring)) continue;
+    if (auto files = files_by_row.find(row); files != files_by_row.end())
+      ring.files = std::move(files->second);
+    found.emplace_back(std::move(ring), row);
+  }
+  for (std::size_t i = 0; i < raw.retired.size(); ++i) {
+    const RetiredRing& retired = raw.retired[i];
+    Ring ring = ring_of(retired.row, retired.info, retired.stats,
+                        ops_of_retired(retired), retired.retired_ns);
+    ring.destroyed = true;
+    ring.files = files_of_row(retired.files, raw.file_names, retired.row);
+    found.emplace_back(std::move(ring), -1 - static_cast<int64_t>(i));
+  }
+  return found;
 }
 
 }  // namespace
@@ -285,29 +340,7 @@ Snapshot build_snapshot(const RawTables& raw, SnapshotContext context) {
   snap.kernel = context.kernel;
   snap.target = context.target;
 
-  const std::size_t rows = std::min(raw.ring_info.size(), raw.ring_stats.size());
-  auto ops_by_row = ops_by_ring_row(raw, rows);
-  // Live rows and destroyed rings, each with where it came from (a row, or -1 - the
-  // position in raw.retired), in order of first sight.
-  std::vector<std::pair<Ring, int64_t>> found;
-  for (uint32_t row = 0; row < rows; ++row) {
-    const us_ring_info& info = raw.ring_info[row];
-    auto it = ops_by_row.find(row);
-    Ring ring = ring_of(row, info, raw.ring_stats[row],
-                        it == ops_by_row.end() ? std::vector<OpStats>{} : std::move(it->second),
-                        context.end_ns);
-    // A row whose ctx is 0 lost an allocation race, or was given back by a destroyed
-    // ring, or is the catch-all: it owns no ring unless events were lumped into it.
-    if ((info.ctx == 0 || row == US_RING_CATCHALL) && !ring_has_activity(ring)) continue;
-    found.emplace_back(std::move(ring), row);
-  }
-  for (std::size_t i = 0; i < raw.retired.size(); ++i) {
-    const RetiredRing& retired = raw.retired[i];
-    Ring ring = ring_of(retired.row, retired.info, retired.stats,
-                        ops_of_retired(retired), retired.retired_ns);
-    ring.destroyed = true;
-    found.emplace_back(std::move(ring), -1 - static_cast<int64_t>(i));
-  }
+  std::vector<std::pair<Ring, int64_t>> found = rings_found(raw, context.end_ns);
   std::stable_sort(found.begin(), found.end(), [](const auto& a, const auto& b) {
     const bool a_all = a.first.source == RingSource::CatchAll;
     const bool b_all = b.first.source == RingSource::CatchAll;
@@ -333,6 +366,7 @@ Snapshot build_snapshot(const RawTables& raw, SnapshotContext context) {
 
   for (const ToolField& field : kToolFields) snap.tool.*field.member = raw.tool[field.abi];
   snap.boundary_measured = raw.cqe_order_known;
+  snap.liburing = raw.liburing;
   aggregate(snap);
   return snap;
 }

@@ -78,6 +78,18 @@ std::string format_duration(uint64_t ns) {
   return fmt::format("{}ns", ns);  // not reached: the last unit always returns
 }
 
+std::string format_bytes(uint64_t n) {
+  if (n < 1024) return fmt::format("{}B", n);
+  constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB"};
+  double v = static_cast<double>(n) / 1024.0;
+  std::size_t unit = 0;
+  while (v >= 1024.0 && unit + 1 < std::size(kUnits)) {
+    v /= 1024.0;
+    ++unit;
+  }
+  return fmt::format("{:.1f}{}", v, kUnits[unit]);
+}
+
 std::string format_hex(uint64_t n) { return fmt::format("{:#x}", n); }
 
 std::string format_percent(double pct) { return fmt::format("{:.1f}%", pct); }

@@ -25,6 +25,10 @@ std::string format_duration(uint64_t ns);
 // are often pointers (user_data), which people compare with what their debugger prints.
 std::string format_hex(uint64_t n);
 
+// Binary units, one decimal above bytes: 512 -> "512B", 4096 -> "4.0KiB",
+// 81920000 -> "78.1MiB", up to TiB.
+std::string format_bytes(uint64_t n);
+
 // One decimal and a percent sign: 63.0999 -> "63.1%".
 std::string format_percent(double pct);
 

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace uringscope {
 
@@ -25,6 +27,17 @@ inline bool iequals(std::string_view a, std::string_view b) {
            return std::tolower(static_cast<unsigned char>(x)) ==
                   std::tolower(static_cast<unsigned char>(y));
          });
+}
+
+// The pieces of `s` between `sep`s, empty ones included ("a::b" gives "a", "", "b").
+inline std::vector<std::string> split(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  for (std::size_t start = 0;;) {
+    const auto end = s.find(sep, start);
+    out.emplace_back(s.substr(start, end == std::string_view::npos ? std::string_view::npos : end - start));
+    if (end == std::string_view::npos) return out;
+    start = end + 1;
+  }
 }
 
 }  // namespace uringscope

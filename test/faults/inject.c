@@ -72,6 +72,10 @@ static const struct scenario scenarios[] = {
     {"reap-lag-raw", 30, "REAP-LAG", 0, 0, NULL, scenario_reap_lag_raw, 0},
     // COUNT is the hold in ms here; one CQE, too few for REAP-LAG's minimum.
     {"reap-hold", 2000, "none", 0, 0, NULL, scenario_reap_hold, 0},
+    {"reap-lag-wait", 30, "REAP-LAG", 0, 0, NULL, scenario_reap_lag_wait, 0},
+    // An SQPOLL thread asleep while SQEs wait; its 2 ms idle as in sqpoll-stall.
+    {"sq-wait", 30, "SQ-WAIT", IORING_SETUP_SQPOLL, 0, NULL, scenario_sq_wait,
+     SQPOLL_STALL_IDLE_MS},
     // --check: in-flight requests whose memory is not theirs alone, and safe look-alikes.
     {"hazard-overlap", 4, "HAZARD", 0, 0, NULL, scenario_hazard_overlap, 0},
     {"hazard-vec-overlap", 1, "HAZARD", 0, 0, NULL, scenario_hazard_vec_overlap, 0},
@@ -84,6 +88,8 @@ static const struct scenario scenarios[] = {
     {"check-clean-reuse", 100, "none", 0, 0, prepare_cached_file, scenario_check_clean_reuse, 0},
     {"check-clean-unmap", 20, "none", 0, 0, prepare_cached_file, scenario_check_clean_unmap, 0},
     {"check-clean-split", 100, "none", 0, 0, NULL, scenario_check_clean_split, 0},
+    // Per-file attribution: named files, a fixed file, sockets and a pipe, each counted.
+    {"files", 20, "none", 0, 0, prepare_files, scenario_files, 0},
 };
 
 static const struct scenario *find_scenario(const char *name) {

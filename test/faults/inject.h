@@ -82,6 +82,7 @@ struct op_stats {
   unsigned long long forced_async;
   unsigned long long errors;
   unsigned long long multishot_cqes;  // CQEs that carried IORING_CQE_F_MORE
+  unsigned long long positive_results;  // sum of res > 0: bytes, for the ops that move data
   unsigned long long before_ready;    // of `submitted`, those made in prepare
 };
 
@@ -241,6 +242,8 @@ void scenario_pollretry_file(struct ctx *c);
 void scenario_reap_lag(struct ctx *c);
 void scenario_reap_lag_raw(struct ctx *c);
 void scenario_reap_hold(struct ctx *c);
+void scenario_sq_wait(struct ctx *c);
+void scenario_reap_lag_wait(struct ctx *c);
 
 // scenarios_hazards.c: the helpers of both hazard files, then its scenarios
 // reap_expect(): any result will do (the scenario records it).
@@ -269,5 +272,9 @@ void scenario_check_clean_unmap(struct ctx *c);
 // scenarios_hazards_bufreg.c
 void scenario_hazard_bufreg(struct ctx *c);
 void scenario_hazard_bufupdate(struct ctx *c);
+
+// scenarios_files.c
+void prepare_files(struct ctx *c);
+void scenario_files(struct ctx *c);
 
 #endif  // URINGSCOPE_INJECT_H

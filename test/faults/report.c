@@ -48,6 +48,10 @@ void report(const struct ctx *c, const struct scenario *s) {
            op_names[op], st->submitted, st->completed, st->forced_async, st->errors);
     if (st->show_multishot) printf(" multishot_cqes=%llu", st->multishot_cqes);
     if (st->show_before_ready) printf(" submitted_before_ready=%llu", st->before_ready);
+    // Only where the result is a byte count (a POLL_ADD's is an event mask).
+    if (op == OP_READ || op == OP_WRITE || op == OP_RECV || op == OP_SEND || op == OP_SEND_ZC ||
+        op == OP_SENDMSG_ZC)
+      printf(" bytes=%llu", st->positive_results);
     putchar('\n');
   }
   fputs(c->notes, stdout);

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
-// The boundary between the kernel and the program, the ground truth of uringscope's CQ
+// The boundary between the kernel and the program, the ground truth of uringscope's
 // ring index timing: reap-lag leaves every CQE in the CQ ring REAP_HOLD_MS after it is
 // there before marking it seen (io_uring_cqe_seen() is inline: no system call tells the
 // kernel, only the ring's head moves). reap-lag-raw does the same on a ring of its own,
 // set up and driven with raw system calls and its own mappings, as programs without
 // liburing (Rust's io-uring crate, Go, Java) do: nothing there for a uprobe to see.
+// sq-wait leaves SQEs in an SQPOLL ring's SQ while its thread sleeps. reap-lag-wait
+// fetches each CQE 50 ms late through an exported liburing call, the uprobes' exact case.
 #define _GNU_SOURCE
 #include <stdatomic.h>
 #include <string.h>
@@ -150,4 +152,113 @@ void scenario_reap_lag_raw(struct ctx *c) {
   note(c, "GROUND-TRUTH raw_ring fd=%d\n", r.fd);
   hold_note(c, &h);
   close(r.fd);
+}
+
+/* ------------------------------------------------------------------ sq-wait */
+
+#define SQ_HOLD_MS 50u
+/* After IORING_SQ_NEED_WAKEUP shows, the thread still checks the SQ once before it
+ * sleeps: an SQE written in that instant is taken at once. */
+#define SQ_ASLEEP_SETTLE_MS 5u
+
+static void wait_poller_asleep(struct ctx *c) {
+  for (unsigned i = 0; i < 2000; i++) {
+    if (IO_URING_READ_ONCE(*c->ring.sq.kflags) & IORING_SQ_NEED_WAKEUP) {
+      sleep_ms(SQ_ASLEEP_SETTLE_MS);
+      return;
+    }
+    sleep_ms(1);
+  }
+  fail("the SQPOLL thread did not go to sleep within 2 s");
+}
+
+/*
+ * An SQPOLL ring whose thread idles out after 2 ms. COUNT times: once the thread sleeps,
+ * a NOP is written and the SQ tail published as io_uring_submit() does, but without its
+ * wakeup; SQ_HOLD_MS later the program wakes the thread (io_uring_enter with
+ * IORING_ENTER_SQ_WAKEUP) and reaps the CQE. The hold runs from the tail store to the
+ * wakeup call's return, so the SQE waited at least that long. A NOP first, submitted the
+ * usual way, lets the tool learn the thread before it sleeps.
+ */
+void scenario_sq_wait(struct ctx *c) {
+  struct op_stats *st = use_op(c, OP_NOP);
+  struct hold_stats h = {UINT64_MAX, 0, 0};
+  unsigned long woken = 0, taken_early = 0;
+  struct io_uring_sqe *sqe = get_sqe(c);
+  io_uring_prep_nop(sqe);
+  io_uring_sqe_set_data64(sqe, c->next_user_data++);
+  submit_queued(c, 1);
+  st->submitted++;
+  struct cqe_copy q = reap(c);
+  count_cqe(st, q.res, q.flags);
+  for (unsigned long i = 0; i < c->count; i++) {
+    wait_poller_asleep(c);
+    const uint64_t ud = c->next_user_data++;
+    sqe = get_sqe(c);
+    io_uring_prep_nop(sqe);
+    io_uring_sqe_set_data64(sqe, ud);
+    const unsigned head = io_uring_smp_load_acquire(c->ring.sq.khead);
+    c->ring.sq.sqe_head = c->ring.sq.sqe_tail;
+    io_uring_smp_store_release(c->ring.sq.ktail, c->ring.sq.sqe_tail);
+    const uint64_t written = now_ns();
+    st->submitted++;
+    sleep_ms(SQ_HOLD_MS);
+    if (io_uring_smp_load_acquire(c->ring.sq.khead) != head) {
+      taken_early++;  // the thread saw it on its way to sleep: not a held SQE
+    } else {
+      if (syscall(__NR_io_uring_enter, c->ring.ring_fd, 0, 0, IORING_ENTER_SQ_WAKEUP, NULL, 0) < 0)
+        fail_errno("io_uring_enter(IORING_ENTER_SQ_WAKEUP)");
+      hold_add(&h, now_ns() - written);
+      woken++;
+    }
+    q = reap(c);
+    if (q.ud != ud) fail("unexpected completion user_data=%llu", (unsigned long long)q.ud);
+    count_cqe(st, q.res, q.flags);
+    if (q.res != 0) fail("NOP user_data=%llu failed: %s", (unsigned long long)ud, strerror(-q.res));
+  }
+  note(c, "GROUND-TRUTH sq_wait held=%lu taken_early=%lu hold_ms=%u hold_min_us=%llu "
+       "hold_max_us=%llu hold_sum_us=%llu\n", woken, taken_early, SQ_HOLD_MS,
+       (unsigned long long)(woken ? h.min_ns / 1000 : 0), (unsigned long long)(h.max_ns / 1000),
+       (unsigned long long)(h.sum_ns / 1000));
+}
+
+/* ----------------------------------------------------------- reap-lag-wait */
+
+/*
+ * COUNT times: one NOP submitted with io_uring_submit() (it completes inside the call),
+ * its CQE seen ready in the mapped ring (inline, no call), REAP_HOLD_MS later fetched with
+ * io_uring_wait_cqes(), an exported liburing call, and marked seen at once. The CQE is
+ * posted inside the submit call and handed over inside the fetch, so its lag lies
+ * between the hold (CQE seen ready -> the fetch's return) less the fetch's return path,
+ * and the span (the submit call's start -> the fetch's return). Under a slow machine the
+ * submit call's own return (a uretprobe with --liburing) widens the gap between the two.
+ */
+void scenario_reap_lag_wait(struct ctx *c) {
+  struct op_stats *st = use_op(c, OP_NOP);
+  struct hold_stats h = {UINT64_MAX, 0, 0}, span = {UINT64_MAX, 0, 0};
+  for (unsigned long i = 0; i < c->count; i++) {
+    struct io_uring_sqe *sqe = get_sqe(c);
+    io_uring_prep_nop(sqe);
+    io_uring_sqe_set_data64(sqe, c->next_user_data++);
+    const uint64_t submit_start = now_ns();
+    submit_queued(c, 1);
+    st->submitted++;
+    while (io_uring_cq_ready(&c->ring) == 0) {
+    }
+    const uint64_t ready = now_ns();
+    sleep_ms(REAP_HOLD_MS);
+    struct io_uring_cqe *cqe = NULL;
+    const int ret = io_uring_wait_cqes(&c->ring, &cqe, 1, NULL, NULL);
+    if (ret < 0 || !cqe) fail_uring("io_uring_wait_cqes", ret < 0 ? ret : -EIO);
+    const uint64_t fetched = now_ns();
+    hold_add(&h, fetched - ready);
+    hold_add(&span, fetched - submit_start);
+    count_cqe(st, cqe->res, cqe->flags);
+    if (cqe->res != 0) fail("NOP returned %d", cqe->res);
+    io_uring_cqe_seen(&c->ring, cqe);
+  }
+  note(c, "GROUND-TRUTH reap_wait handed=%lu hold_ms=%u hold_min_us=%llu hold_max_us=%llu "
+       "hold_sum_us=%llu span_max_us=%llu\n", c->count, REAP_HOLD_MS,
+       (unsigned long long)(c->count ? h.min_ns / 1000 : 0), (unsigned long long)(h.max_ns / 1000),
+       (unsigned long long)(h.sum_ns / 1000), (unsigned long long)(span.max_ns / 1000 + 1));
 }

@@ -76,6 +76,7 @@ static void zc_send_one(struct ctx *c, enum op_kind op, unsigned char *out, unsi
     struct cqe_copy q = reap(c);
     if (q.ud != ud) fail("unexpected completion user_data=%llu", (unsigned long long)q.ud);
     st->completed++;
+    if (q.res > 0) st->positive_results += (unsigned)q.res;
     if (q.flags & IORING_CQE_F_NOTIF) {
       if (!result || notified) fail("%s user_data=%llu: notification out of order", op_names[op],
                                     (unsigned long long)ud);

@@ -133,8 +133,14 @@ TEST_F(Boundary, LiveIntervalsShowTheReapLag) {
   EXPECT_GE(intervals_with_reaps, 2) << r.out;
 }
 
-TEST_F(Boundary, OffWithoutTheFlag) {
+TEST_F(Boundary, OnByDefault) {
   auto [report, gt] = run_scenario({"reap-lag", "20"});
+  EXPECT_TRUE(report.at("end_to_end").at("available").get<bool>()) << report.at("end_to_end").dump();
+  EXPECT_EQ(findings_with_tag(report, "REAP-LAG").size(), 1u);
+}
+
+TEST_F(Boundary, OffWithNoBoundary) {
+  auto [report, gt] = run_scenario({"reap-lag", "20"}, 0, {}, {"--no-boundary"});
   EXPECT_EQ(report.at("end_to_end"), (nlohmann::json{{"available", false}}));
   EXPECT_TRUE(findings_with_tag(report, "REAP-LAG").empty());
 }

@@ -258,7 +258,8 @@ TEST_F(PrometheusScrape, ScrapedValuesMatchTheJsonReport) {
     all = query_all(prom);
     const bool done = value(all, "uringscope_requests_submitted_total", read) == submitted &&
                       value(all, "uringscope_requests_completed_total", read) == completed &&
-                      value(all, "uringscope_request_latency_seconds_count", read) == completed;
+                      value(all, "uringscope_request_latency_seconds_count", read) == completed &&
+                      value(all, "uringscope_cq_depth_samples_total", {{"pid", pid}}) == completed;
     if (done) break;
     if (Clock::now() > deadline) {
       FAIL() << "Prometheus never held the ground truth (submitted " << submitted << ", got "
@@ -365,6 +366,24 @@ TEST_F(PrometheusScrape, ScrapedValuesMatchTheJsonReport) {
             static_cast<double>(counters.at("enter_submit_calls").get<long long>()));
   EXPECT_EQ(value(all, "uringscope_cq_overflows_total", ring_labels),
             static_cast<double>(counters.at("cq_overflows").get<long long>()));
+  // The boundary's families (on by default) against end_to_end: the CQ depth exact; the
+  // reap-lag histogram may miss the last watched CQE, whose reap the timer can see after
+  // the last scrape.
+  const nlohmann::json* e2e = nullptr;
+  for (const auto& r : report.at("end_to_end").at("rings"))
+    if (r.at("ring") == ring->at("id")) e2e = &r;
+  ASSERT_NE(e2e, nullptr) << report.at("end_to_end").dump();
+  const auto& depth = e2e->at("cq_depth");
+  EXPECT_EQ(value(all, "uringscope_cq_depth_samples_total", ring_labels),
+            static_cast<double>(depth.at("samples").get<long long>()));
+  EXPECT_EQ(value(all, "uringscope_cq_depth_max", ring_labels),
+            static_cast<double>(depth.at("max").get<long long>()));
+  const auto reaps = value(all, "uringscope_cq_reap_lag_seconds_count", ring_labels);
+  const auto watched = static_cast<double>(e2e->at("reap_lag").at("watched").get<long long>());
+  ASSERT_TRUE(reaps.has_value());
+  EXPECT_GE(*reaps, watched - 1);
+  EXPECT_LE(*reaps, watched);
+  EXPECT_GT(watched, 0);
   // io-wq workers per process.
   for (const auto& w : report.at("workers")) {
     if (std::to_string(w.at("pid").get<long long>()) != pid) continue;

@@ -42,6 +42,16 @@ Histogram read_histogram() {
   return h;
 }
 
+Histogram uniform_histogram(uint64_t n, uint64_t each_ns) {
+  Histogram h;
+  std::size_t slot = 0;
+  while (slot + 1 < kHistBuckets && bucket_upper_ns(slot) <= each_ns) ++slot;
+  h.buckets[slot] = n;
+  h.sum_ns = n * each_ns;
+  h.max_ns = n ? each_ns : 0;
+  return h;
+}
+
 Snapshot report_fixture() {
   Snapshot s;
   s.tool_version = "0.1.0";
@@ -101,6 +111,7 @@ Snapshot report_fixture() {
     read.poll_armed_regular = 12;
     read.cancelled_at_exit = 1;
     read.latency = read_histogram();
+    read.bytes = 1'102'236ull * 4096;  // 4.2GiB, 4.0KiB per request
     OpStats write;
     write.opcode = 23;
     write.submitted = write.completed = 91'002;
@@ -109,6 +120,7 @@ Snapshot report_fixture() {
     write.errors = 3;
     write.errnos = {{9, 2}, {22, 1}};  // EBADF, EINVAL
     write.failed = 1;
+    write.bytes = 91'002ull * 512;  // 44.4MiB, 512B per request
     write.latency.buckets[14] = 91'002;
     write.latency.sum_ns = 91'002ull * 22'000;
     write.latency.max_ns = 30'000;

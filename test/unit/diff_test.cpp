@@ -517,7 +517,7 @@ TEST(DiffJson, ShapeAndValues) {
   std::vector<std::string> keys;
   for (const auto& [key, value] : j.items()) keys.push_back(key);
   EXPECT_EQ(keys, (std::vector<std::string>{"baseline", "windows_differ", "ops", "rings_compared",
-                                            "rings", "findings"}));
+                                            "rings", "files", "findings"}));
   EXPECT_EQ(j.at("baseline"),
             (Json{{"source", "b.json"}, {"tool_version", "0.1.0"}, {"wall_ns", 10'000'000'000u}}));
   EXPECT_EQ(j.at("windows_differ"), false);

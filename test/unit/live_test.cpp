@@ -699,24 +699,25 @@ TEST(LiveAdditivity, SplittingAnIntervalChangesNothing) {
 // --- rendering -------------------------------------------------------------------------
 //
 // Columns (live.h): ring 22 left, 2 blanks, op 16 left, 2 blanks, cqe/s 7, then one blank
-// before each of p50 7, p99 7, punt 6, errors 6, batch 6, cq-ovf 6, reap99 7,
-// right-aligned: 101 characters, trailing blanks trimmed.
+// before each of p50 7, p99 7, punt 6, errors 6, B/s 6, batch 6, cq-ovf 6, reap99 7,
+// right-aligned: 108 characters, trailing blanks trimmed.
 const std::string kTitles =
-    "ring                    op                  cqe/s     p50     p99   punt errors  batch cq-ovf  reap99";
+    "ring                    op                  cqe/s     p50     p99   punt errors    B/s  batch cq-ovf  reap99";
 
 // An interval of 2 s:
 //   #0 fio pid 4123, 10 submitting enters, 64 SQEs, 2,469 CQEs, 3 CQ overflows
-//      READ  2,468 completed: 1,234.0/s -> "1,234"; 62 submitted, none punted -> 0.0%
+//      READ  2,468 completed: 1,234.0/s -> "1,234"; 62 submitted, none punted -> 0.0%;
+//            2,468 x 4,096 bytes over 2 s = 5,054,464/s -> "5.05M"
 //            latency 2,000 in bucket 10, 468 in bucket 20, max 2ms
 //            p50 rank 1,234: 1024 + 1024 * 1234/2000 = 1655.8 -> 1,655 -> "1.66us"
 //            p99 rank ceil(2443.32) = 2,444: 444th of 468 in [2^20, 2^21):
 //            1048576 * (1 + 444/468) = 2,043,379, capped at max 2,000,000 -> "2ms"
-//      WRITE 1 completed: 0.5/s; 2 submitted, 1 punted -> 50.0%; 1 error;
+//      WRITE 1 completed: 0.5/s; 2 submitted, 1 punted -> 50.0%; 1 error; 512 bytes -> 256/s;
 //            1 sample in bucket 14: 32,768 capped at max 20,000 -> "20us"
 //      batch 64 / 10 = 6.4
 //   #2 postgres-writer pid 4194304: 5 enters, no op: a "-" row; "#2 " and "[4194304]"
 //      leave the comm 10 of the 22 characters: "postgres-w"
-//   #3 sq pid 7, SQPOLL: RECV 4 completed (2.0/s), 4 submitted by the thread (no enter),
+//   #3 sq pid 7, SQPOLL: RECV 4 completed (2.0/s), 400 bytes (200/s), 4 submitted by the thread (no enter),
 //      no latency sample -> "-"
 //   #4 SQPOLL thread asleep: only off-CPU time grew -> no row
 Snapshot render_fixture() {
@@ -724,10 +725,12 @@ Snapshot render_fixture() {
   d.wall_ns = 2'000'000'000;
   Ring fio = ring(0, kCtxA, "fio", 4123);
   OpStats read = op(kRead, 62, 2468);
+  read.bytes = 2468ull * 4096;
   read.latency.buckets[10] = 2000;
   read.latency.buckets[20] = 468;
   read.latency.max_ns = 2'000'000;
   OpStats write = op(kWrite, 2, 1, 1, 1);
+  write.bytes = 512;
   write.latency.buckets[14] = 1;
   write.latency.max_ns = 20'000;
   fio.ops = {read, write};
@@ -741,6 +744,7 @@ Snapshot render_fixture() {
   Ring sq = ring(3, kCtxC, "sq", 7);
   sq.setup_flags = kSetupSqpoll;
   sq.ops = {op(kRecv, 4, 4)};
+  sq.ops[0].bytes = 400;
   sq.counters.submissions = 4;
   sq.counters.completions = 4;
   Ring asleep = ring(4, 0xffff888000d00000, "sleeper", 8);
@@ -762,10 +766,11 @@ TEST(LiveRender, HeaderNamesTheIntervalAndTheColumns) {
   std::ostringstream out;
   render_live_header(out, 1.0);
   auto lines = lines_of(out.str());
-  ASSERT_EQ(lines.size(), 6u);
+  ASSERT_EQ(lines.size(), 7u);
   EXPECT_EQ(lines[0],
             "uringscope live: every 1s; the full report and findings follow when the run ends");
-  EXPECT_EQ(lines[5], kTitles);
+  EXPECT_EQ(lines[3], "  B/s: bytes moved per second by ops that move data");
+  EXPECT_EQ(lines[6], kTitles);
   std::ostringstream half;
   render_live_header(half, 0.5);
   EXPECT_NE(half.str().find("every 500ms;"), std::string::npos);
@@ -777,11 +782,11 @@ TEST(LiveRender, OneRowPerActiveRingAndOp) {
   auto lines = lines_of(out.str());
   std::vector<std::string> want = {
       "-- +12.0s  14:03:21  interval 2s "
-      "--------------------------------------------------------------------",
-      "#0 fio[4123]            READ                1,234  1.66us     2ms   0.0%      0    6.4      3",
-      "                        WRITE                 0.5    20us    20us  50.0%      1",
-      "#2 postgres-w[4194304]  -                     0.0       -       -      -      -      -      0",
-      "#3 sq[7]                RECV                  2.0       -       -   0.0%      0 sqpoll      0",
+      "---------------------------------------------------------------------------",
+      "#0 fio[4123]            READ                1,234  1.66us     2ms   0.0%      0  5.05M    6.4      3",
+      "                        WRITE                 0.5    20us    20us  50.0%      1    256",
+      "#2 postgres-w[4194304]  -                     0.0       -       -      -      -      -      -      0",
+      "#3 sq[7]                RECV                  2.0       -       -   0.0%      0    200 sqpoll      0",
   };
   EXPECT_EQ(lines, want);
   EXPECT_EQ(lines[0].size(), kTitles.size());  // the stamp rules the table's width
@@ -800,7 +805,7 @@ TEST(LiveRender, ReapLagP99WithTheBoundary) {
   auto lines = lines_of(out.str());
   ASSERT_GE(lines.size(), 5u);
   EXPECT_EQ(lines[1],
-            "#0 fio[4123]            READ                1,234  1.66us     2ms   0.0%      0    6.4      3   2.1ms");
+            "#0 fio[4123]            READ                1,234  1.66us     2ms   0.0%      0  5.05M    6.4      3   2.1ms");
   EXPECT_EQ(lines[1].size(), kTitles.size());
   // Measured and nothing reaped: "-"; not measured (above): the cell stays empty.
   EXPECT_EQ(lines[3].substr(lines[3].size() - 1), "-");
@@ -836,13 +841,13 @@ TEST(LiveRender, CatchAllRingIsNamedNotNumbered) {
   render_live_interval(out, d, 1'000'000'000, "00:00:01");
   // 3 CQEs in 1 s; no submitting enter and no SQPOLL: batch "-".
   EXPECT_EQ(lines_of(out.str()).at(1),
-            "other rings             RECV                  3.0       -       -   0.0%      0      -      0");
+            "other rings             RECV                  3.0       -       -   0.0%      0      0      -      0");
 }
 
 // Where each column ends in the title line: right-aligned cells must end there too.
 std::vector<std::size_t> right_edges() {
   std::vector<std::size_t> edges;
-  for (std::string_view title : {"cqe/s", "p50", "p99", "punt", "errors", "batch", "cq-ovf", "reap99"}) {
+  for (std::string_view title : {"cqe/s", "p50", "p99", "punt", "errors", "B/s", "batch", "cq-ovf", "reap99"}) {
     std::size_t at = kTitles.find(std::string(" ") + std::string(title));
     edges.push_back(at + 1 + title.size());
   }
@@ -857,6 +862,7 @@ TEST(LiveRender, ColumnsStayAlignedAcrossIntervals) {
   OpStats send = op(26, 1'500'000, 1'234'567, 1'500'000, 12'345);  // SEND
   send.latency.buckets[30] = 1'234'567;  // [1.07s, 2.15s)
   send.latency.max_ns = 2'000'000'000;
+  send.bytes = 1'234'567ull * 65'536;  // 80,908,582,912 B in 1 s
   OpStats fixed = op(54, 1, 1);  // FIXED_FD_INSTALL: the longest op name
   r.ops = {send, fixed};
   r.counters.enter_submit_calls = 3;
@@ -898,10 +904,11 @@ TEST(LiveRender, ColumnsStayAlignedAcrossIntervals) {
   // The second interval by hand: 1,234,567 CQEs in 1 s -> "1.23M"; p50 rank 617,284 of
   // 1,234,567 in [2^30, 2^31): 2^30 * (1 + 617284/1234567) = 1,610,612,276 -> "1.61s";
   // punt 100.0%; errors 12,345; batch 1,500,001 / 3 = 500,000.3 -> "500000" (0 decimals
-  // from 100, still 6 wide); overflows 250,000 -> "250k"; the label "#17 nginx[123456]".
+  // from 100, still 6 wide); overflows 250,000 -> "250k"; the label "#17 nginx[123456]";
+  // 80,908,582,912 B/s -> "80.9G".
   EXPECT_NE(text.find("#17 nginx[123456]       SEND                1.23M   1.61s"),
             std::string::npos);
-  EXPECT_NE(text.find(" 100.0% 12,345 500000   250k"), std::string::npos);
+  EXPECT_NE(text.find(" 100.0% 12,345  80.9G 500000   250k"), std::string::npos) << text;
   EXPECT_NE(text.find("FIXED_FD_INSTALL      1.0"), std::string::npos);
 }
 

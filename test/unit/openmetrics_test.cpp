@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "metrics/file_metrics.h"
+#include "support/fixtures.h"
 #include "metrics/accept.h"
 #include "metrics/exposition.h"
 
@@ -331,6 +333,14 @@ Snapshot fixture() {
   write.punt_reasons.hashed = 10;
   write.latency = hist({{15, 10}}, 400'000);
   r0.ops = {read, write};
+  // As with_file_series() leaves them for --metrics-files 2: the two busiest rows.
+  FileStats data = file_test::file_row("/db/data \"0\"", kRead, 900, 250, 7);
+  data.bytes = 900 * 4096;
+  data.latency = hist({{10, 500}, {12, 400}}, 1'000'000);
+  FileStats log = file_test::file_row("/db/log", kWrite, 10, 10);
+  log.bytes = 10 * 512;
+  log.latency = hist({{15, 10}}, 400'000);
+  r0.files = {data, log};
   r0.counters.enter_calls = 77;
   r0.counters.enter_submit_calls = 70;
   r0.counters.to_submit_sum = 1010;
@@ -499,6 +509,30 @@ TEST_F(OpenMetrics, LabelValuesAreEscapedAndReadBackExactly) {
   EXPECT_NE(om_text.find(R"(comm="a\"b\\c\nd")"), std::string::npos);
   // The raw newline never reaches the text: every line is a whole sample or comment.
   EXPECT_EQ(om_text.find("a\"b"), std::string::npos);
+}
+
+TEST_F(OpenMetrics, PerFileSeriesCarryTheFileAndItsNumbers) {
+  std::map<std::string, std::string> data = labels_of(snap.rings[0], "READ");
+  data["file"] = "/db/data \"0\"";  // read back unescaped
+  EXPECT_EQ(value_of(om, "uringscope_file_requests_total", data), 900);
+  EXPECT_EQ(value_of(om, "uringscope_file_bytes_total", data), 900 * 4096);
+  EXPECT_EQ(value_of(om, "uringscope_file_punted_total", data), 250);
+  EXPECT_EQ(value_of(om, "uringscope_file_errors_total", data), 7);
+  EXPECT_EQ(value_of(om, "uringscope_file_latency_seconds_count", data), 900);
+  std::map<std::string, std::string> log = labels_of(snap.rings[0], "WRITE");
+  log["file"] = "/db/log";
+  EXPECT_EQ(value_of(om, "uringscope_file_bytes_total", log), 5120);
+  EXPECT_EQ(om.named("uringscope_file_requests_total").size(), 2u);
+}
+
+TEST(OpenMetricsFiles, SeriesPerRingAreBoundedAndNoneByDefault) {
+  Snapshot s = fixture();
+  const std::string none = render_exposition(with_file_series(s, 0), ExpositionFormat::OpenMetrics);
+  EXPECT_EQ(none.find("uringscope_file_"), std::string::npos);
+  const Exposition one = parse(render_exposition(with_file_series(s, 1), ExpositionFormat::OpenMetrics), true);
+  EXPECT_TRUE(one.errors.empty());
+  ASSERT_EQ(one.named("uringscope_file_requests_total").size(), 1u);
+  EXPECT_EQ(one.named("uringscope_file_requests_total")[0]->value, 900);  // the busiest row
 }
 
 TEST_F(OpenMetrics, InvalidUtf8InACommBecomesAReplacementCharacter) {
@@ -769,6 +803,35 @@ TEST_F(OpenMetrics, BoundaryFamiliesComeWithTheBoundaryOnly) {
     EXPECT_EQ(h.buckets[20].second, 3);
     EXPECT_EQ(*h.count, 3);
     EXPECT_DOUBLE_EQ(*h.sum, 0.003);
+  }
+}
+
+TEST_F(OpenMetrics, SqWaitHasSeriesForSqpollRingsOnly) {
+  Snapshot s = fixture();
+  s.boundary_measured = true;
+  std::size_t sqpoll_rings = 0;
+  const Ring* sqpoll = nullptr;
+  for (Ring& r : s.rings) {
+    if (!r.sqpoll()) continue;
+    ++sqpoll_rings;
+    sqpoll = &r;
+    r.boundary.sq_wait.buckets[25] = 4;  // [2^25, 2^26) ns: 33-67 ms
+    r.boundary.sq_wait.sum_ns = 200'000'000;
+    r.boundary.sq_wait.max_ns = 50'000'000;
+  }
+  ASSERT_NE(sqpoll, nullptr) << "the fixture has an SQPOLL ring";
+  ASSERT_LT(sqpoll_rings, s.rings.size()) << "and one without";
+  for (const ExpositionFormat f : {ExpositionFormat::OpenMetrics, ExpositionFormat::Prometheus004}) {
+    const Exposition e = parse(render_exposition(s, f), f == ExpositionFormat::OpenMetrics);
+    EXPECT_TRUE(e.errors.empty()) << ::testing::PrintToString(e.errors);
+    const auto hs = histograms(e, "uringscope_sq_wait_seconds");
+    ASSERT_EQ(hs.size(), sqpoll_rings);
+    std::string key;
+    for (const auto& [k, v] : labels_of(*sqpoll, "")) key += "\x1f" + k + "=" + v;
+    ASSERT_TRUE(hs.count(key));
+    EXPECT_EQ(hs.at(key).buckets[25].second, 4);
+    EXPECT_EQ(*hs.at(key).count, 4);
+    EXPECT_DOUBLE_EQ(*hs.at(key).sum, 0.2);
   }
 }
 

@@ -99,5 +99,41 @@ TEST(Options, ErrorsSayWhatIsWrong) {
   EXPECT_NE(error_of({"--bogus"}).find("--bogus"), std::string::npos);
 }
 
+TEST(Options, FileTable) {
+  Options defaults = parse({"-a"});
+  EXPECT_FALSE(defaults.files);
+  EXPECT_EQ(defaults.file_table.top, 10u);
+  EXPECT_EQ(defaults.file_table.sort, FileSort::Time);
+  Options o = parse({"--files", "--files-top", "3", "--files-sort", "bytes", "-a"});
+  EXPECT_TRUE(o.files);
+  EXPECT_EQ(o.file_table.top, 3u);
+  EXPECT_EQ(o.file_table.sort, FileSort::Bytes);
+  EXPECT_EQ(parse({"--files", "--files-top", "0", "-a"}).file_table.top, 0u);
+  EXPECT_FALSE(parse({"--files", "--no-files", "-a"}).files);
+  // "--files-top N CMD": N is the option's, the command starts after it.
+  Options cmd = parse({"--files", "--files-top", "5", "fio", "job.fio"});
+  EXPECT_EQ(cmd.command, (std::vector<std::string>{"fio", "job.fio"}));
+}
+
+TEST(Options, BadFileTableOptions) {
+  EXPECT_EQ(error_of({"--files", "--files-top", "-1", "-a"}),
+            "--files-top wants a number of rows, 0 or more");
+  EXPECT_EQ(error_of({"--files", "--files-sort", "size", "-a"}),
+            "--files-sort wants time, requests, bytes or name");
+  EXPECT_EQ(error_of({"--files-top", "3", "-a"}),
+            "--files-top and --files-sort shape the file table, which needs --files");
+}
+
+TEST(Options, MetricsFiles) {
+  EXPECT_EQ(parse({"--metrics", ":0", "-a"}).metrics_files, 0u);
+  EXPECT_EQ(parse({"--metrics", ":0", "--files", "--metrics-files", "20", "-a"}).metrics_files, 20u);
+  EXPECT_EQ(error_of({"--metrics-files", "5", "-a"}),
+            "--metrics-files adds series to --metrics, which is not given");
+  EXPECT_EQ(error_of({"--metrics", ":0", "--files", "--metrics-files", "-2", "-a"}),
+            "--metrics-files wants a number of files, 0 or more");
+  EXPECT_EQ(error_of({"--metrics", ":0", "--metrics-files", "2", "-a"}),
+            "--metrics-files needs the per-file rows of --files");
+}
+
 }  // namespace
 }  // namespace uringscope

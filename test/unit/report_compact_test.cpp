@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "report/views.h"
+#include "uringscope/opcodes.h"
 
 namespace uringscope::compact_test {
 namespace {
@@ -43,6 +44,7 @@ OpStats op(uint32_t opcode, uint64_t submitted, uint64_t punted, uint64_t errors
   o.opcode = opcode;
   o.submitted = submitted;
   o.completed = submitted;
+  if (opcode_moves_data(opcode)) o.bytes = submitted * 4096;  // 4.0KiB per request
   o.punted = punted;
   o.errors = errors;
   return o;
@@ -117,10 +119,10 @@ std::vector<Finding> findings() {
 }
 
 const std::string kTable =
-    "op      reqs     p50     p99     max  punted  errors\n"
-    "FSYNC     50  98.3us   100us   100us  100.0%       0\n"
-    "READ   1,000  1.66us  2.04ms  2.09ms   40.0%       4   <-- !\n"
-    "WRITE    100  6.14us     8us     8us    0.0%       2\n";
+    "op      reqs     p50     p99     max  punted  errors     bytes       B/s   B/req\n"
+    "FSYNC     50  98.3us   100us   100us  100.0%       0         -         -       -\n"
+    "READ   1,000  1.66us  2.04ms  2.09ms   40.0%       4    3.9MiB  322.6KiB  4.0KiB   <-- !\n"
+    "WRITE    100  6.14us     8us     8us    0.0%       2  400.0KiB   32.3KiB  4.0KiB\n";
 
 // 12 untracked completions (ring 1 only), wrapped at 76 - len("note: ") = 70 columns.
 const std::string kNote =

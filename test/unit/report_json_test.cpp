@@ -121,7 +121,8 @@ TEST_F(ReportJson, OpShapeAndValues) {
                                    // added within schema 2
                                    "punt_reasons", "errnos", "failed", "poll_armed",
                                    "poll_armed_regular", "cancelled_at_exit", "zc_results", "zc_result_sum_ns",
-                                    "zc_notifications"}));
+                                    "zc_notifications", "bytes", "bytes_per_request",
+                                    "bytes_per_sec"}));
   for (const char* key : {"opcode", "submitted", "completed", "untracked", "punted", "errors",
                           "multishot_cqes", "avg_ns", "p50_ns", "p99_ns", "max_ns"})
     EXPECT_TRUE(read.at(key).is_number_integer()) << key;
@@ -161,7 +162,7 @@ TEST_F(ReportJson, OpWithoutSamplesHasZeroLatency) {
   OpStats op;
   op.opcode = 200;  // beyond the table
   op.submitted = 2;
-  Json o = op_json(op);
+  Json o = op_json(op, 0);
   EXPECT_EQ(o.at("op"), "OP_200");
   EXPECT_EQ(o.at("p50_ns").get<uint64_t>(), 0u);
   EXPECT_EQ(o.at("avg_ns").get<uint64_t>(), 0u);
@@ -175,7 +176,7 @@ TEST_F(ReportJson, Rings) {
   std::set<std::string> ring_keys{"id",        "fd",       "pid",        "comm",   "sq_entries",
                                   "cq_entries", "flags",    "flag_names", "sqpoll", "source", "destroyed",
                                   "avg_batch", "counters", "ops",
-                                  "sq_tid"};  // added within schema 2
+                                  "sq_tid", "files"};  // added within schema 2
   for (const Json& r : rings) {
     EXPECT_EQ(keys_of(r), ring_keys);
     EXPECT_EQ(keys_of(r.at("counters")), keys_of(counters_json(Counters{})));
@@ -231,7 +232,9 @@ TEST_F(ReportJson, ToolStats) {
                                       {"notif_no_req", 0},
                                       {"latency_torn", 0},
                                       {"check_drops", 0},
-                                      {"check_unseen", 0}}));
+                                      {"check_unseen", 0},
+                                      {"files_full", 0},
+                                      {"names_full", 0}}));
   snap.tool.errno_full = 4;
   snap.tool.threads_full = 1;
   snap.tool.trace_drops = 7;
@@ -259,7 +262,7 @@ TEST_F(ReportJson, FieldTablesAreTheKeysInOrder) {
                          "op", "opcode", "submitted", "completed", "untracked", "punted",
                          "punt_pct", "punt_reasons", "errors", "errnos", "failed",
                          "multishot_cqes", "poll_armed", "poll_armed_regular",
-                         "cancelled_at_exit", "zc_results", "zc_result_sum_ns", "zc_notifications", "avg_ns", "p50_ns", "p99_ns", "max_ns",
+                         "cancelled_at_exit", "zc_results", "zc_result_sum_ns", "zc_notifications", "bytes", "bytes_per_request", "bytes_per_sec", "avg_ns", "p50_ns", "p99_ns", "max_ns",
                          "log2_hist"}));
   for (const OpCounterField& f : kOpCounterFields)
     EXPECT_TRUE(read.contains(std::string(f.name))) << f.name;
@@ -593,7 +596,7 @@ const std::set<std::string> kKeyPaths = {
     "ops[].punt_reasons.regular_file", "ops[].punt_reasons.eagain", "ops[].errors",
     "ops[].errnos", "ops[].errnos[]", "ops[].errnos[].errno", "ops[].errnos[].name",
     "ops[].errnos[].count", "ops[].failed", "ops[].multishot_cqes", "ops[].poll_armed",
-    "ops[].poll_armed_regular", "ops[].cancelled_at_exit", "ops[].zc_results", "ops[].zc_result_sum_ns", "ops[].zc_notifications", "ops[].avg_ns", "ops[].p50_ns",
+    "ops[].poll_armed_regular", "ops[].cancelled_at_exit", "ops[].zc_results", "ops[].zc_result_sum_ns", "ops[].zc_notifications", "ops[].bytes", "ops[].bytes_per_request", "ops[].bytes_per_sec", "ops[].avg_ns", "ops[].p50_ns",
     "ops[].p99_ns", "ops[].max_ns", "ops[].log2_hist", "ops[].log2_hist[]",
     "rings", "rings[]", "rings[].id", "rings[].fd", "rings[].pid", "rings[].comm",
     "rings[].sq_entries", "rings[].cq_entries", "rings[].flags", "rings[].flag_names",
@@ -617,7 +620,7 @@ const std::set<std::string> kKeyPaths = {
     "rings[].counters.cancelled_at_exit", "rings[].counters.leaks_suspected",
     "rings[].counters.leaks_pending", "rings[].counters.aux_cqes_by_request",
     "rings[].counters.trace_rb_drops",
-    "rings[].ops", "rings[].ops[]", "rings[].ops[].op", "rings[].ops[].opcode",
+    "rings[].files", "rings[].ops", "rings[].ops[]", "rings[].ops[].op", "rings[].ops[].opcode",
     "rings[].ops[].submitted", "rings[].ops[].completed", "rings[].ops[].untracked",
     "rings[].ops[].punted", "rings[].ops[].punt_pct", "rings[].ops[].punt_reasons",
     "rings[].ops[].punt_reasons.forced", "rings[].ops[].punt_reasons.hashed",
@@ -626,7 +629,7 @@ const std::set<std::string> kKeyPaths = {
     "rings[].ops[].errnos[].errno", "rings[].ops[].errnos[].name",
     "rings[].ops[].errnos[].count", "rings[].ops[].failed", "rings[].ops[].multishot_cqes",
     "rings[].ops[].poll_armed", "rings[].ops[].poll_armed_regular",
-    "rings[].ops[].cancelled_at_exit", "rings[].ops[].zc_results", "rings[].ops[].zc_result_sum_ns", "rings[].ops[].zc_notifications", "rings[].ops[].avg_ns", "rings[].ops[].p50_ns",
+    "rings[].ops[].cancelled_at_exit", "rings[].ops[].zc_results", "rings[].ops[].zc_result_sum_ns", "rings[].ops[].zc_notifications", "rings[].ops[].bytes", "rings[].ops[].bytes_per_request", "rings[].ops[].bytes_per_sec", "rings[].ops[].avg_ns", "rings[].ops[].p50_ns",
     "rings[].ops[].p99_ns", "rings[].ops[].max_ns", "rings[].ops[].log2_hist",
     "rings[].ops[].log2_hist[]",
     "leak", "leak.threshold_ns", "leak.suspected", "leak.pending", "leak.oldest_ns",
@@ -641,7 +644,7 @@ const std::set<std::string> kKeyPaths = {
     "tool_stats.errno_full", "tool_stats.threads_full", "tool_stats.trace_drops",
     "tool_stats.udata_ambiguous", "tool_stats.udata_evicted", "tool_stats.zc_ambiguous",
     "tool_stats.notif_no_req", "tool_stats.latency_torn", "tool_stats.check_drops",
-    "tool_stats.check_unseen",
+    "tool_stats.check_unseen", "tool_stats.files_full", "tool_stats.names_full",
     "hazards", "hazards.available", "hazards.ranges_checked", "hazards.calls_checked",
     "hazards.overlap", "hazards.bufreg", "hazards.unmap",
     "hazards.records",

@@ -195,7 +195,7 @@ TEST_F(ReportText, SubmissionBlock) {
 TEST_F(ReportText, PerOpRows) {
   auto ring0 = op_table(ring_block(lines, "ring #0"), 3);
   std::string header = row(ring0, "op");
-  for (const char* col : {"reqs", "p50", "p99", "max", "punted", "errors"})
+  for (const char* col : {"reqs", "p50", "p99", "max", "punted", "errors", "bytes", "B/s", "B/req"})
     EXPECT_TRUE(contains(header, col)) << col;
 
   std::string read = row(ring0, "READ");
@@ -206,7 +206,12 @@ TEST_F(ReportText, PerOpRows) {
   std::string write = row(ring0, "WRITE");
   EXPECT_TRUE(contains(write, "91,002"));
   EXPECT_TRUE(contains(write, "2.0%"));
-  EXPECT_TRUE(ends_with(write, " 3"));  // errors is the last column
+  EXPECT_TRUE(contains(write, " 3 "));  // errors
+  EXPECT_TRUE(contains(write, "44.4MiB"));  // 91,002 x 512 bytes
+  EXPECT_TRUE(contains(write, " 3.6MiB "));  // over the 12.4 s window: 3,757,502 B/s
+  EXPECT_TRUE(ends_with(write, " 512B"));   // per request, the last column
+  EXPECT_TRUE(contains(read, "4.2GiB")) << read;
+  EXPECT_TRUE(contains(row(ring0, "FSYNC"), "-"));  // moves no data
   EXPECT_FALSE(contains(write, "<-- !"));
 
   std::string fsync = row(ring0, "FSYNC");
@@ -409,7 +414,7 @@ TEST(ReportTextEmpty, RingWithoutOpsOrTimedRequests) {
   EXPECT_TRUE(contains(text, "sq=? cq=?"));
   auto lines = lines_of(text);
   std::string read = row(ring_block(lines, "ring #1"), "READ");
-  EXPECT_EQ(count_of(read, " -"), 3u) << read;  // p50, p99, max
+  EXPECT_EQ(count_of(read, " -"), 4u) << read;  // p50, p99, max; B/s over no window
   EXPECT_TRUE(contains(read, "0.0%"));
 }
 
@@ -417,7 +422,7 @@ TEST(ReportTextSections, MergedOpTableMarksOpsWithAFindingOnAnyRing) {
   Snapshot snap = report_fixture();
   std::vector<Finding> findings = report_findings();
   std::ostringstream out;
-  render_op_table(out, snap.ops, std::nullopt, findings, "  ");
+  render_op_table(out, snap.ops, std::nullopt, findings, snap.wall_ns, "  ");
   auto lines = lines_of(out.str());
   // header + NOP, FSYNC, READ, WRITE, RECV merged over all rings
   ASSERT_EQ(lines.size(), 6u);

@@ -8,6 +8,7 @@
 
 #include "report/boundary_json.h"
 #include "report/report.h"
+#include "support/fixtures.h"
 #include "uringscope/findings.h"
 
 namespace uringscope {
@@ -17,15 +18,12 @@ constexpr uint64_t kMs = 1'000'000;
 
 // `n` reaps of `lag_ns` each, every one seen within `gap_ns`.
 Ring ring_with_reaps(uint64_t n, uint64_t lag_ns, uint64_t gap_ns = 500'000) {
-  Ring ring{.id = 3};
+  Ring ring;
+  ring.id = 3;
   ring.boundary.cq_depth_samples = n;
   ring.boundary.cq_depth_sum = n;
   ring.boundary.cq_depth_max = 1;
-  std::size_t slot = 0;
-  while (slot + 1 < kHistBuckets && bucket_upper_ns(slot) <= lag_ns) ++slot;
-  ring.boundary.reap_lag.buckets[slot] = n;
-  ring.boundary.reap_lag.sum_ns = n * lag_ns;
-  ring.boundary.reap_lag.max_ns = lag_ns;
+  ring.boundary.reap_lag = report_test::uniform_histogram(n, lag_ns);
   ring.boundary.reap_gap_sum_ns = n * gap_ns;
   ring.boundary.reap_gap_max_ns = gap_ns;
   return ring;
@@ -57,8 +55,12 @@ TEST(ReapLag, WarnsWhenTheP99IsPastTheThreshold) {
   bool has_source = false;
   for (const Evidence& e : f.evidence) {
     if (e.key == "source") has_source = std::get<std::string>(e.value) == "ring_index";
-    if (e.key == "watched") EXPECT_EQ(std::get<int64_t>(e.value), 30);
-    if (e.key == "resolution_max_ns") EXPECT_EQ(std::get<int64_t>(e.value), 500'000);
+    if (e.key == "watched") {
+      EXPECT_EQ(std::get<int64_t>(e.value), 30);
+    }
+    if (e.key == "resolution_max_ns") {
+      EXPECT_EQ(std::get<int64_t>(e.value), 500'000);
+    }
   }
   EXPECT_TRUE(has_source);
 }
@@ -77,7 +79,8 @@ TEST(EndToEndJson, NotMeasuredSaysSoAndNothingElse) {
 }
 
 TEST(EndToEndJson, PerRingDepthAndLagWithTheResolution) {
-  Ring quiet{.id = 1};  // posted nothing while watched: no entry
+  Ring quiet;  // posted nothing while watched: no entry
+  quiet.id = 1;
   const auto j = end_to_end_json(measured({ring_with_reaps(30, 50 * kMs, 400'000), quiet}));
   EXPECT_TRUE(j.at("available").get<bool>());
   EXPECT_EQ(j.at("source"), "ring_index");
@@ -99,7 +102,7 @@ TEST(BoundaryText, DepthAndLagLinesMarkedByTheFinding) {
   std::ostringstream out;
   render_boundary(out, snap.rings[0], evaluate(snap));
   const std::string text = out.str();
-  EXPECT_NE(text.find("boundary (from the CQ ring's indices)"), std::string::npos) << text;
+  EXPECT_NE(text.find("boundary (from the rings' indices)"), std::string::npos) << text;
   EXPECT_NE(text.find("avg 1.0, max 1 CQEs ready and not reaped (30 CQEs)"), std::string::npos)
       << text;
   EXPECT_NE(text.find("max 50ms (30 CQEs watched"), std::string::npos) << text;

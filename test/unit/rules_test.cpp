@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "support/fixtures.h"
 #include "uringscope/findings.h"
 #include "uringscope/opcodes.h"
 #include "rules/thresholds.h"
@@ -1513,6 +1514,77 @@ TEST(FindingTags, ThresholdsBelongToKnownTagsAndTagsAreUnique) {
   std::set<std::string_view> tags(kFindingTags.begin(), kFindingTags.end());
   EXPECT_EQ(tags.size(), kFindingTags.size());
   for (const Threshold& t : all_thresholds()) EXPECT_TRUE(tags.count(t.tag)) << t.name;
+}
+
+// --- findings that name the files behind them (Ring::files) -------------------------
+
+using file_test::file_row;
+
+TEST(FileBlame, PuntNamesTheFilesMostPuntsWereOn) {
+  // 100 of 200 READs punted on page-cache misses: 70 on data.0, 20 on data.1, 10 on data.2.
+  Ring ring = ring_with_ops(0, {punted_row(kRead, 200, {.regular_file = 100})});
+  ring.files = {file_row("/db/data.1", kRead, 60, 20), file_row("/db/data.0", kRead, 100, 70),
+                file_row("/db/data.2", kRead, 30, 10), file_row("/db/cold", kRead, 10, 0),
+                file_row("/db/log", kWrite, 50, 50)};
+  auto punts = with_tag(evaluate(snapshot_of({ring})), "PUNT");
+  ASSERT_EQ(punts.size(), 1u);
+  const Finding& f = punts[0];
+  EXPECT_NE(f.message.find(" Most on /db/data.0 (70 of 100 punted), /db/data.1 (20), /db/data.2 (10)."),
+            std::string::npos)
+      << f.message;
+  EXPECT_EQ(ev_text(f, "file"), "/db/data.0");
+  EXPECT_DOUBLE_EQ(ev_real(f, "file_pct"), 70.0);
+  EXPECT_EQ(ev_int(f, "o_direct"), 0);
+  EXPECT_NE(f.suggestion.find("O_DIRECT"), std::string::npos);  // buffered: O_DIRECT is a fix
+}
+
+TEST(FileBlame, ADirectWriteIsNotCalledAPageCacheProblem) {
+  // Every WRITE on an O_DIRECT file, punted as regular-file work (block allocation).
+  Ring ring = ring_with_ops(0, {punted_row(kWrite, 100, {.regular_file = 100})});
+  ring.files = {file_row("/db/sparse", kWrite, 100, 100, 0, 100)};
+  auto punts = with_tag(evaluate(snapshot_of({ring})), "PUNT");
+  ASSERT_EQ(punts.size(), 1u);
+  const Finding& f = punts[0];
+  EXPECT_NE(f.message.find(" All on /db/sparse."), std::string::npos) << f.message;
+  EXPECT_NE(f.message.find("opened O_DIRECT"), std::string::npos) << f.message;
+  EXPECT_EQ(ev_int(f, "o_direct"), 1);
+  EXPECT_NE(f.suggestion.find("use O_DIRECT already"), std::string::npos) << f.suggestion;
+  EXPECT_NE(f.suggestion.find("fallocate()"), std::string::npos) << f.suggestion;
+  EXPECT_EQ(f.suggestion.find("Write with O_DIRECT"), std::string::npos) << f.suggestion;
+}
+
+TEST(FileBlame, OneBufferedFileAmongDirectOnesKeepsTheUsualAdvice) {
+  Ring ring = ring_with_ops(0, {punted_row(kRead, 100, {.regular_file = 100})});
+  ring.files = {file_row("/db/direct", kRead, 50, 50, 0, 50), file_row("/db/buffered", kRead, 50, 50)};
+  auto punts = with_tag(evaluate(snapshot_of({ring})), "PUNT");
+  ASSERT_EQ(punts.size(), 1u);
+  EXPECT_EQ(ev_int(punts[0], "o_direct"), 0);
+  EXPECT_EQ(punts[0].message.find("opened O_DIRECT"), std::string::npos);
+}
+
+TEST(FileBlame, ErrorsNameTheirFileAndStaySilentAboutFilesWithoutRows) {
+  Ring ring = ring_with_ops(0, {failing_row(kRead, 1000, {{.err = EBADF, .count = 100}})});
+  auto plain = with_tag(evaluate(snapshot_of({ring})), "ERRORS");
+  ASSERT_EQ(plain.size(), 1u);
+  EXPECT_EQ(plain[0].message.find(" on "), std::string::npos) << plain[0].message;
+  EXPECT_EQ(find_evidence(plain[0], "file"), nullptr);
+
+  ring.files = {file_row("/db/gone", kRead, 400, 0, 90), file_row("/db/ok", kRead, 590, 0, 10),
+                file_row("/db/other", kRead, 5, 0, 0)};
+  auto named = with_tag(evaluate(snapshot_of({ring})), "ERRORS");
+  ASSERT_EQ(named.size(), 1u);
+  EXPECT_NE(named[0].message.find(" Most on /db/gone (90 of 100 errors), /db/ok (10)."),
+            std::string::npos)
+      << named[0].message;
+  EXPECT_EQ(ev_text(named[0], "file"), "/db/gone");
+}
+
+TEST(FileBlame, PastThreeFilesTheRestAreCounted) {
+  Ring ring = ring_with_ops(0, {punted_row(kRead, 100, {.regular_file = 50})});
+  for (int i = 0; i < 5; ++i) ring.files.push_back(file_row("/f" + std::to_string(i), kRead, 20, 10));
+  auto punts = with_tag(evaluate(snapshot_of({ring})), "PUNT");
+  ASSERT_EQ(punts.size(), 1u);
+  EXPECT_NE(punts[0].message.find(" and 2 more files."), std::string::npos) << punts[0].message;
 }
 
 }  // namespace

@@ -323,3 +323,53 @@ TEST(SnapshotBuilder, TheCatchAllRingStaysFirstWhateverItsTime) {
 
 }  // namespace
 }  // namespace uringscope
+
+namespace uringscope {
+namespace {
+
+us_file_name named(const char* leaf, uint64_t ino) {
+  us_file_name n{};
+  n.mode = 0100644;  // S_IFREG
+  n.ino = ino;
+  std::strcpy(n.path, leaf);
+  n.components = 1;
+  return n;
+}
+
+us_filestat file_requests(uint64_t requests, uint64_t bytes) {
+  us_filestat s{};
+  s.counters[US_FC_REQUESTS] = requests;
+  s.counters[US_FC_CQES] = requests;
+  s.counters[US_FC_BYTES] = bytes;
+  return s;
+}
+
+// The file rows go to the ring that held the row when they were counted: the live ring
+// its own, the destroyed ring the ones collected at its teardown, names shared.
+TEST(SnapshotBuilder, FileRowsBelongToTheRingThatCountedThem) {
+  RawTables raw = two_rings();
+  raw.ring_info[1].first_ns = 300;
+  raw.ring_info[2].first_ns = 100;
+  raw.retired = {destroyed_ring_in_row_1()};
+  const us_file_id live{0xa000, 11, 0, 0}, old{0xb000, 12, 0, 0};
+  raw.file_names = {{live, named("live.dat", 11)}, {old, named("old.dat", 12)}};
+  raw.files = {{{live, 1, kRead}, file_requests(90, 9000)}};
+  raw.retired[0].files = {{{old, 1, kRead}, file_requests(6, 600)}};
+  Snapshot snap = build_snapshot(raw, {.end_ns = 10'000'000'000, .leak_age_ns = 500'000'000});
+
+  ASSERT_EQ(snap.rings.size(), 3u);
+  const Ring& gone = snap.rings[0];
+  ASSERT_TRUE(gone.destroyed);
+  ASSERT_EQ(gone.files.size(), 1u);
+  EXPECT_EQ(gone.files[0].name, "/old.dat");
+  EXPECT_EQ(gone.files[0].requests, 6u);
+  const Ring& now = snap.rings[2];
+  ASSERT_EQ(now.bpf_row, 1u);
+  ASSERT_EQ(now.files.size(), 1u);
+  EXPECT_EQ(now.files[0].name, "/live.dat");
+  EXPECT_EQ(now.files[0].bytes, 9000u);
+  EXPECT_TRUE(snap.rings[1].files.empty());
+}
+
+}  // namespace
+}  // namespace uringscope

@@ -28,7 +28,7 @@ TEST(TableSizes, AnySubsetInAnyOrder) {
 TEST(TableSizes, BadSpecsSayWhatIsWrongInOneLine) {
   const std::pair<const char*, const char*> cases[] = {
       {"rings", "URINGSCOPE_TABLE_SIZES: 'rings' is not NAME=ROWS"},
-      {"ringz=8", "URINGSCOPE_TABLE_SIZES: unknown table 'ringz' (rings, opstats, inflight, udata, threads)"},
+      {"ringz=8", "URINGSCOPE_TABLE_SIZES: unknown table 'ringz' (rings, opstats, inflight, udata, threads, files, names)"},
       {"rings=1", "URINGSCOPE_TABLE_SIZES: rings=1 is not a number from 2 to 65535"},
       {"rings=70000", "URINGSCOPE_TABLE_SIZES: rings=70000 is not a number from 2 to 65535"},
       {"opstats=8x", "URINGSCOPE_TABLE_SIZES: opstats=8x is not a number from 2 to 1048576"},

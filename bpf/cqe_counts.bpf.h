@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: (GPL-2.0-only OR BSD-3-Clause) */
+/*
+ * What a CQE adds to its (ring, opcode) row: the CQE itself, bytes, errors by errno,
+ * multishot CQEs, and on the final CQE the request's latency. complete.bpf.c finds the
+ * request; this counts it.
+ */
+#ifndef URINGSCOPE_CQE_COUNTS_BPF_H
+#define URINGSCOPE_CQE_COUNTS_BPF_H
+
+#include "tables.bpf.h"
+#include "bits.bpf.h"
+
+static __always_inline bool is_zero_copy_send(__u32 opcode)
+{
+	return opcode == US_OP_SEND_ZC || opcode == US_OP_SENDMSG_ZC;
+}
+
+/* False for a sample that is not one, counted as such. */
+static __always_inline bool record_latency(struct us_opstat *os, __u64 lat)
+{
+	/* Far beyond any real request (2^40 ns is 18 minutes: the top bucket): a torn read of
+	 * a start time, not a latency. */
+	if (lat >> 50) {
+		tool_count(US_TOOL_LATENCY_TORN);
+		return false;
+	}
+	latency_add(os->hist, &os->counters[US_OC_LAT_SUM_NS], &os->counters[US_OC_LAT_MAX_NS], lat);
+	return true;
+}
+
+/* Per-(ring, op, errno) counts, so the report can name the codes behind an error rate. */
+static __always_inline void count_errno(const struct us_opstat *os, __s32 res)
+{
+	struct us_errno_key key = {
+		.ring = os->ring,
+		.opcode = (__u16)os->opcode,
+		.err = (__u16)(-res),
+	};
+
+	hash_count(&errnos, &key, US_TOOL_ERRNO_FULL);
+}
+
+static __always_inline void count_cqe(struct us_opstat *os, __s32 res, __u32 cflags)
+{
+	opstat_count(os, US_OC_COMPLETED);
+	if (res > 0 && os->opcode < 64 && ((US_DATA_OPS >> os->opcode) & 1))
+		__sync_fetch_and_add(&os->counters[US_OC_BYTES], res);
+	if (res < 0 && res != -US_EAGAIN) {
+		opstat_count(os, US_OC_ERRORS);
+		count_errno(os, res);
+	}
+	/* A zero-copy send's F_MORE announces its notification, not more results. */
+	if ((cflags & US_CQE_F_MORE) && !is_zero_copy_send(os->opcode))
+		opstat_count(os, US_OC_MULTISHOT_CQES);
+}
+
+/* The time from submit to now; false, with the loss counted, when the entry's start
+ * time is not one (being rewritten by a racing submit). */
+static __always_inline bool elapsed_since(__u64 start_ns, __u64 now, __u64 *elapsed)
+{
+	if (!start_ns || start_ns > now) {
+		tool_count(US_TOOL_LATENCY_TORN);
+		return false;
+	}
+	*elapsed = now - start_ns;
+	return true;
+}
+
+#endif /* URINGSCOPE_CQE_COUNTS_BPF_H */

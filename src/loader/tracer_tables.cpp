@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: MIT
+// What the Tracer copies out of the kernel's tables: the tables themselves, the target
+// filter, and the count of requests in flight for the leak sampler.
+#include <bpf/libbpf.h>
+
+#include <algorithm>
+
+#include "loader/liburing_probes.h"
+#include "loader/map_copy.h"
+#include "loader/tracer.h"
+#include "uringscope_bpf.skel.h"
+
+namespace uringscope {
+
+uint64_t Tracer::count_in_flight_since(uint64_t before_ns) const {
+  uint64_t n = 0;
+  MappedArray<us_inflight_bucket>& table = *inflight_view_;
+  for (uint32_t b = 0; b < table.size(); ++b) {
+    for (const us_inflight& w : table[b].way) {
+      if (!w.req || w.start_ns == 0 || w.start_ns >= before_ns) continue;
+      if ((w.state & US_IF_CQE_SKIP) && !(w.state & US_IF_ABANDONED)) continue;
+      ++n;
+    }
+  }
+  return n;
+}
+
+std::vector<uint32_t> Tracer::target_tgids() const {
+  std::vector<uint32_t> tgids;
+  const auto words = copy_rows<uint64_t>(skel_->maps.targets, bpf_map__max_entries(skel_->maps.targets));
+  for (uint32_t word = 0; word < words.size(); ++word) {
+    const uint64_t bits = words[word];
+    if (bits == 0) continue;
+    for (uint32_t bit = 0; bit < 64; ++bit) {
+      if (bits & (uint64_t{1} << bit)) tgids.push_back(word * 64 + bit);
+    }
+  }
+  // Followed processes that exited left the filter, but were targets all the same.
+  for (const auto& [tgid, seen] : copy_hash<uint32_t, uint8_t>(skel_->maps.followed_exited)) {
+    (void)seen;
+    tgids.push_back(tgid);
+  }
+  std::sort(tgids.begin(), tgids.end());
+  tgids.erase(std::unique(tgids.begin(), tgids.end()), tgids.end());
+  return tgids;
+}
+
+RawTables Tracer::read_tables(bool with_inflight) const {
+  RawTables raw;
+  const uint32_t ring_rows = skel_->bss->ring_rows + 1;
+  const uint32_t opstat_rows = skel_->bss->opstat_rows + 1;
+  raw.ring_info = copy_rows<us_ring_info>(skel_->maps.ring_info, ring_rows);
+  raw.ring_stats = copy_rows<us_ring_stats>(skel_->maps.ring_stats, ring_rows);
+  raw.opstats = copy_rows<us_opstat>(skel_->maps.opstats, opstat_rows);
+  for (int i = 0; i < US_TOOL__COUNT; ++i) raw.tool[i] = skel_->bss->us_tool[i];
+  if (with_inflight) {
+    raw.inflight = copy_rows<us_inflight_bucket>(skel_->maps.inflight,
+                                                bpf_map__max_entries(skel_->maps.inflight));
+  }
+  raw.errnos = copy_hash<us_errno_key, uint64_t>(skel_->maps.errnos);
+  raw.threads = copy_hash<uint32_t, us_thread>(skel_->maps.threads);
+  raw.worker_counts = copy_hash<uint32_t, uint64_t>(skel_->maps.worker_counts);
+  if (config_.files) {
+    raw.files = copy_hash<us_file_key, us_filestat>(skel_->maps.file_stats);
+    raw.file_names = copy_hash<us_file_id, us_file_name>(skel_->maps.file_names);
+  }
+  raw.retired = retired_;
+  raw.cqe_order_known = skel_->bss->cqe_order != US_CQE_ORDER_UNKNOWN;
+  if (liburing_) raw.liburing = liburing_->status();
+  return raw;
+}
+
+}  // namespace uringscope
