@@ -3,7 +3,8 @@
 # The tool itself needs only libbpf/libelf/zlib at build time; liburing is for the test
 # injector and the benchmark's load generator; bpftrace, perf, fio and GNU time are what
 # bench/ compares uringscope with; fio, qemu-utils and plocate are real io_uring programs
-# that test/real/run.sh checks uringscope on, with strace counting their SQEs.
+# that test/real/run.sh checks uringscope on, with strace counting their SQEs; headless
+# Chromium is the browser test/flame/run.sh opens the --flamegraph SVG in.
 set -euo pipefail
 packages=(
   build-essential cmake pkg-config clang llvm bpftool
@@ -14,6 +15,7 @@ packages=(
   rpm cpio file man-db groff-base
   bpftrace linux-perf fio time
   qemu-utils plocate strace
+  chromium-headless-shell
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds everything and runs the whole test suite: unit tests, the kernel tier (loads
 # BPF on this machine's kernel: run as root), the static-binary and package checks, and
-# the fault scenarios scored against ground truth (which rewrites docs/effectiveness.md).
+# the fault scenarios scored against ground truth (which rewrites docs/effectiveness.md),
+# real programs against their own counts, and the flame graph in a headless browser.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ $(id -u) -ne 0 ]]; then
@@ -14,3 +15,4 @@ ctest --test-dir build-static --output-on-failure -L static
 ctest --test-dir build-static --output-on-failure -L package
 test/faults/run.sh
 test/real/run.sh
+test/flame/run.sh

@@ -29,6 +29,8 @@ Examples:
                                          CI gate: exit 3 on a finding at WARN or above
   sudo uringscope --baseline b.json ./myapp; sudo uringscope --diff b.json ./myapp
                                          compare two runs
+  sudo uringscope --flamegraph io.svg ./myapp
+                                         where the I/O goes: comm, ring, op, file
   uringscope --version                   what this kernel supports
   uringscope --list-ops                  the io_uring opcodes this kernel has
 
@@ -60,7 +62,8 @@ std::vector<int> parse_pid_list(const std::string& text) {
 bool takes_separate_value(const std::string& arg) {
   for (const char* option : {"-p", "--pid", "-d", "--duration", "--leak-age", "--fail-on",
                              "--baseline", "--diff", "-e", "-i", "--interval", "--metrics",
-                             "--trace", "--files-top", "--files-sort", "--metrics-files"}) {
+                             "--trace", "--files-top", "--files-sort", "--metrics-files",
+                             "--folded", "--flamegraph", "--flame-weight"}) {
     if (arg == option) return true;
   }
   return false;
@@ -107,7 +110,7 @@ Normalised normalise_json_flag(std::vector<std::string> args) {
 // options whose presence matters (count() > 0).
 struct Raw {
   std::string pid_text, json_path, fail_on_text, baseline_path, diff_path, metrics_spec,
-      trace_path;
+      trace_path, folded_path, flamegraph_path, flame_weight;
   double duration = 0;
   double interval = 0;
   std::vector<std::string> filters;
@@ -126,6 +129,10 @@ struct Raw {
   CLI::Option* interval_opt = nullptr;
   CLI::Option* metrics_opt = nullptr;
   CLI::Option* trace_opt = nullptr;
+  CLI::Option* files_opt = nullptr;
+  CLI::Option* folded_opt = nullptr;
+  CLI::Option* flamegraph_opt = nullptr;
+  CLI::Option* flame_weight_opt = nullptr;
 };
 
 // The first half of --help, in the order it prints: what to watch, for how long, and
@@ -163,6 +170,23 @@ void add_run_options(CLI::App& app, Options& opts, Raw& raw) {
                      ->type_name("FILE");
 }
 
+// --folded, --flamegraph and what their frames weigh.
+void add_flame_options(CLI::App& app, Raw& raw) {
+  raw.folded_opt = app.add_option("--folded", raw.folded_path,
+                                  "Write folded stacks (comm;ring;op;file weight) for "
+                                  "flamegraph.pl, inferno or speedscope; turns on --files "
+                                  "unless --no-files is given")
+                       ->type_name("FILE");
+  raw.flamegraph_opt = app.add_option("--flamegraph", raw.flamegraph_path,
+                                      "Write the same stacks as an interactive SVG flame "
+                                      "graph (click to zoom, Ctrl-F to search)")
+                           ->type_name("FILE.svg");
+  raw.flame_weight_opt = app.add_option("--flame-weight", raw.flame_weight,
+                                        "What a frame's width counts: count (CQEs, the "
+                                        "default), bytes or time (total latency)")
+                             ->type_name("KEY");
+}
+
 // The second half of --help: the text report's shape, live outputs, and the rest.
 void add_view_options(CLI::App& app, Options& opts, Raw& raw) {
   app.add_flag("-c,--compact", opts.compact,
@@ -172,7 +196,7 @@ void add_view_options(CLI::App& app, Options& opts, Raw& raw) {
                  "(repeatable; conditions combine)")
       ->type_name("EXPR");
   app.add_flag("--no-findings", opts.no_findings, "Numbers only: no findings are evaluated");
-  app.add_flag("--files,!--no-files", opts.files,
+  raw.files_opt = app.add_flag("--files,!--no-files", opts.files,
                "Per-file attribution (off by default: it costs about 0.3 us per request "
                "on a file): each ring's requests, bytes, latency, punts and errors per file "
                "and socket, by name");
@@ -264,6 +288,27 @@ void check_file_table(const Raw& raw, Options& opts) {
     throw UsageError("--files-top and --files-sort shape the file table, which needs --files");
 }
 
+// The flame graph's file level needs the per-file rows, so asking for one turns --files
+// on, unless the user said --no-files: then the stacks stop at the opcode.
+void check_flame_outputs(const Raw& raw, Options& opts) {
+  if (raw.folded_opt->count()) {
+    if (raw.folded_path.empty()) throw UsageError("--folded wants a file name");
+    opts.folded = raw.folded_path;
+  }
+  if (raw.flamegraph_opt->count()) {
+    if (raw.flamegraph_path.empty()) throw UsageError("--flamegraph wants a file name");
+    opts.flamegraph = raw.flamegraph_path;
+  }
+  const bool flame = opts.folded || opts.flamegraph;
+  if (raw.flame_weight_opt->count()) {
+    if (!flame) throw UsageError("--flame-weight weighs --folded or --flamegraph, neither given");
+    const auto weight = parse_flame_weight(raw.flame_weight);
+    if (!weight) throw UsageError("--flame-weight wants count, bytes or time");
+    opts.flame_weight = *weight;
+  }
+  if (flame && raw.files_opt->count() == 0) opts.files = true;
+}
+
 void check_outputs(const Raw& raw, Options& opts) {
   if (raw.fail_on_opt->count()) {
     opts.fail_on = parse_fail_on(raw.fail_on_text);
@@ -275,6 +320,7 @@ void check_outputs(const Raw& raw, Options& opts) {
   if (raw.baseline_opt->count()) opts.baseline_out = raw.baseline_path;
   if (raw.diff_opt->count()) opts.diff_against = raw.diff_path;
   opts.display_filter = parse_display_filter(raw.filters);
+  check_flame_outputs(raw, opts);
   check_file_table(raw, opts);
   if (raw.interval_opt->count()) {
     if (!std::isfinite(raw.interval) || raw.interval < 0.05) {
@@ -310,6 +356,7 @@ Options parse_options(int argc, const char* const* argv) {
   Raw raw;
   add_run_options(app, opts, raw);
   add_view_options(app, opts, raw);
+  add_flame_options(app, raw);
 
   Normalised normalised = normalise_json_flag(std::vector<std::string>(argv + 1, argv + argc));
   // CLI11 takes the words in reverse order.

@@ -7,6 +7,7 @@
 
 #include "uringscope/findings.h"
 #include "metrics/metrics.h"
+#include "report/folded.h"
 #include "report/report.h"
 #include "report/views.h"
 
@@ -34,6 +35,9 @@ struct Options {
   std::optional<ListenAddress> metrics;  // --metrics [ADDR]:PORT, parsed
   std::size_t metrics_files = 0;     // --metrics-files N: per-file series, N per ring
   std::optional<std::string> trace;  // --trace FILE: per-request timeline
+  std::optional<std::string> folded;      // --folded FILE: folded stacks
+  std::optional<std::string> flamegraph;  // --flamegraph FILE.svg
+  FlameWeight flame_weight = FlameWeight::Count;  // --flame-weight
   bool check = false;                // --check: hazard mode (long form only)
   bool liburing = false;             // --liburing: uprobes on a shared liburing (their cost)
   bool boundary = true;              // off with --no-boundary: SQ wait, CQ depth, reap lag

@@ -2,9 +2,13 @@
 #include "cli/report_output.h"
 
 #include <iostream>
+#include <sstream>
 #include <string>
 
+#include "util/format.h"
 #include "util/output.h"
+#include "report/flamegraph_svg.h"
+#include "report/folded.h"
 #include "report/report.h"
 #include "report/views.h"
 
@@ -34,6 +38,25 @@ void render_human(std::ostream& out, const Options& opts, const Snapshot& snap,
   }
 }
 
+// Like the JSON, the stacks ignore -e: they are data for another tool, whole.
+void write_flame_outputs(const Options& opts, const Snapshot& snap) {
+  if (!opts.folded && !opts.flamegraph) return;
+  const std::vector<FoldedStack> stacks = folded_stacks(snap, opts.flame_weight);
+  if (opts.folded) {
+    std::ostringstream folded;
+    render_folded(folded, stacks);
+    write_file_atomic(*opts.folded, folded.str());
+  }
+  if (opts.flamegraph) {
+    FlameGraphOptions look;
+    look.subtitle = target_line(snap.target) + ", " + format_duration(snap.wall_ns);
+    look.weight = opts.flame_weight;
+    std::ostringstream svg;
+    render_flamegraph_svg(svg, stacks, look);
+    write_file_atomic(*opts.flamegraph, svg.str());
+  }
+}
+
 }  // namespace
 
 std::ostream& human_stream(const Options& opts) {
@@ -55,6 +78,7 @@ void emit_reports(const Options& opts, const Snapshot& snap, const std::vector<F
       write_file_atomic(*opts.json, doc);
     }
   }
+  write_flame_outputs(opts, snap);
   std::ostream& text = human_stream(opts);
   render_human(text, opts, snap, findings, delta);
   text.flush();

@@ -5,7 +5,8 @@
 #   qemu-img bench -i io_uring   its request count (-c) and strace's sum of the SQEs
 #                                each io_uring_enter() consumed (its return values)
 #   plocate                      strace's sum of consumed SQEs, and its match count
-#   fio (ioengine=io_uring)      fio's own JSON total_ios
+#   fio (ioengine=io_uring)      fio's own JSON total_ios; with --folded, each job's
+#                                io_bytes and total_ios on its own file's stack
 #   node (UV_USE_IO_URING=1)     the reads the script made (docs/guides/fs-bench.js)
 # Per program: its read requests submitted and completed equal the truth, no
 # completion is untracked, and no finding at WARN or above appears that the truth
@@ -48,7 +49,7 @@ noise=$!
 
 # Sum of the SQEs every io_uring_enter() of a strace -f log consumed.
 sqes_consumed() {
-  awk '/io_uring_enter\(/ && match($0, /= [0-9]+$/) { s += substr($0, RSTART + 2) } END { print s + 0 }' "$1"
+  awk '/io_uring_enter\(/ && match($0, /= [0-9]+$/) { s += substr($0, RSTART + 2) } END { printf "%.0f\n", s }' "$1"
 }
 submitting_enters() {
   awk '/io_uring_enter\(/ && match($0, /= [0-9]+$/) && substr($0, RSTART + 2) + 0 > 0 { n++ } END { print n + 0 }' "$1"
@@ -198,6 +199,42 @@ else
   skip plocate "plocate is not installed (Debian package plocate)"
 fi
 
+# --folded on three fio jobs, each its own process, file and shape of I/O: every job's
+# stack (fio;ring;op;file) must carry exactly the bytes fio says it moved, and its file
+# row exactly fio's request count; nothing else is in the stacks (not the neighbour).
+check_fio_flame() {
+  local out=$work/fio-flame
+  "$uringscope" -f --json="$out.json" --folded "$out.folded" --flame-weight bytes -- \
+    fio --ioengine=io_uring --directory="$work" --size=16M --runtime=2 --time_based \
+    --name=hot --rw=randread --bs=4k --iodepth=16 --filename=hot.dat \
+    --name=log --rw=write --bs=64k --iodepth=4 --filename=log.dat \
+    --name=cold --rw=read --bs=128k --direct=1 --iodepth=4 --filename=cold.dat \
+    --output-format=json --output="$out.result" >"$out.out" 2>&1
+  local problems=() job file op bytes ios stacked rows
+  while read -r job file op bytes ios; do
+    stacked=$(awk -v f="$work/$file" -v op="$op" -F';' \
+      '$1 == "fio" && $3 == op { n = split($4, t, " "); if (t[1] == f) s += t[2] } END { printf "%.0f\n", s }' \
+      "$out.folded")
+    [[ $stacked == "$bytes" ]] || problems+=("$job: $stacked bytes stacked, fio moved $bytes")
+    rows=$(jq --arg f "$work/$file" --arg op "$op" \
+      '[.rings[].files[] | select(.name == $f and .op == $op) | .cqes] | add // 0' "$out.json")
+    [[ $rows == "$ios" ]] || problems+=("$job: $rows CQEs on its file, fio did $ios")
+  done < <(jq -r '.jobs[] | [.jobname, (.jobname + ".dat"),
+      (if .write.io_bytes > 0 then "WRITE" else "READ" end),
+      (.read.io_bytes + .write.io_bytes), (.read.total_ios + .write.total_ios)] | @tsv' \
+      "$out.result" 2>/dev/null)
+  [[ -s $out.result ]] || problems+=("fio wrote no result")
+  awk -F';' '$1 != "fio" { bad = 1 } END { exit bad }' "$out.folded" ||
+    problems+=("a stack that is not fio's: $(grep -v '^fio;' "$out.folded" | head -1)")
+  if ((${#problems[@]})); then
+    failed=$((failed + 1))
+    printf 'FAIL %-10s %s\n' fio-flame "$(IFS=';'; echo "${problems[*]}")"
+  else
+    passed=$((passed + 1))
+    printf 'ok   %-10s three jobs: every file stack holds the bytes and CQEs fio counted\n' fio-flame
+  fi
+}
+
 # --- fio -----------------------------------------------------------------------------
 if command -v fio >/dev/null; then
   traced fio fio --name=real --filename="$work/fio.dat" --size=32M --rw=randread --bs=4k \
@@ -224,6 +261,7 @@ if command -v fio >/dev/null; then
       "$(batch_explained "$work/fio-check.strace"),$(reap_lag_explained "$work/fio-check.result")"
     check_no_hazard fio-check "$work/fio-check.json" "$truth"
   fi
+  check_fio_flame
 else
   skip fio "fio is not installed (Debian package fio)"
 fi

@@ -135,5 +135,29 @@ TEST(Options, MetricsFiles) {
             "--metrics-files needs the per-file rows of --files");
 }
 
+TEST(Options, FlameOutputsTurnOnFilesUnlessToldNot) {
+  Options o = parse({"--folded", "io.folded", "--flamegraph", "io.svg", "fio", "job.fio"});
+  EXPECT_EQ(o.folded, "io.folded");
+  EXPECT_EQ(o.flamegraph, "io.svg");
+  EXPECT_EQ(o.flame_weight, FlameWeight::Count);
+  EXPECT_TRUE(o.files);
+  EXPECT_EQ(o.command, (std::vector<std::string>{"fio", "job.fio"}));
+  EXPECT_FALSE(parse({"--no-files", "--folded", "io.folded", "-a"}).files);
+  EXPECT_EQ(parse({"--flamegraph", "io.svg", "--flame-weight", "bytes", "-a"}).flame_weight,
+            FlameWeight::Bytes);
+  EXPECT_EQ(parse({"--folded", "x", "--flame-weight", "time", "-a"}).flame_weight,
+            FlameWeight::Time);
+  EXPECT_FALSE(parse({"-a"}).files);
+}
+
+TEST(Options, FlameOutputErrors) {
+  EXPECT_EQ(error_of({"--folded", "x", "--flame-weight", "size", "-a"}),
+            "--flame-weight wants count, bytes or time");
+  EXPECT_EQ(error_of({"--flame-weight", "bytes", "-a"}),
+            "--flame-weight weighs --folded or --flamegraph, neither given");
+  EXPECT_EQ(error_of({"--folded", "", "-a"}), "--folded wants a file name");
+  EXPECT_EQ(error_of({"--flamegraph", "", "-a"}), "--flamegraph wants a file name");
+}
+
 }  // namespace
 }  // namespace uringscope

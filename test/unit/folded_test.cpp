@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: MIT
+// Folded stacks and the flame graph SVG over a hand-built snapshot: every number below
+// comes from the fixture's own rows.
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <sstream>
+
+#include "report/flamegraph_svg.h"
+#include "report/folded.h"
+#include "support/fixtures.h"
+#include "uringscope/opcodes.h"
+
+namespace uringscope {
+namespace {
+
+using file_test::file_row;
+using report_test::uniform_histogram;
+
+OpStats op_row(uint32_t opcode, uint64_t cqes, uint64_t bytes, uint64_t each_ns) {
+  OpStats op;
+  op.opcode = opcode;
+  op.submitted = op.completed = cqes;
+  op.bytes = bytes;
+  op.latency = uniform_histogram(cqes, each_ns);
+  return op;
+}
+
+FileStats file_with(std::string name, uint32_t opcode, uint64_t cqes, uint64_t bytes,
+                    uint64_t each_ns) {
+  FileStats f = file_row(std::move(name), opcode, cqes);
+  f.bytes = bytes;
+  f.latency = uniform_histogram(cqes, each_ns);
+  return f;
+}
+
+// A database's ring: 100 READs, 60 on a.dat, 30 on a name holding ';', 10 on no file
+// row (the table was full); 50 NOPs. The catch-all ring: 5 WRITEs of 4 KiB.
+Snapshot flame_fixture() {
+  Snapshot snap;
+  Ring db;
+  db.id = 0;
+  db.pid = 10;
+  db.fd = 5;
+  db.comm = "db";
+  db.ops = {op_row(op::kNop, 50, 0, 500), op_row(op::kRead, 100, 409600, 2000)};
+  db.files = {file_with("/data/a.dat", op::kRead, 60, 245760, 2000),
+              file_with("/data/b;1", op::kRead, 30, 122880, 2000)};
+  Ring other;
+  other.id = 1;
+  other.source = RingSource::CatchAll;
+  other.comm = "";
+  other.ops = {op_row(op::kWrite, 5, 20480, 10000)};
+  snap.rings = {db, other};
+  return snap;
+}
+
+std::string folded_text(const Snapshot& snap, FlameWeight weight) {
+  std::ostringstream out;
+  render_folded(out, folded_stacks(snap, weight));
+  return out.str();
+}
+
+uint64_t stack_sum(const std::vector<FoldedStack>& stacks) {
+  uint64_t sum = 0;
+  for (const FoldedStack& s : stacks) sum += s.weight;
+  return sum;
+}
+
+TEST(Folded, CountStacksEndAtTheFileAndKeepTheRestOnTheOp) {
+  EXPECT_EQ(folded_text(flame_fixture(), FlameWeight::Count),
+            "[unknown];other rings;WRITE 5\n"
+            "db;ring #0 (pid 10, fd 5);NOP 50\n"
+            "db;ring #0 (pid 10, fd 5);READ 10\n"
+            "db;ring #0 (pid 10, fd 5);READ;/data/a.dat 60\n"
+            "db;ring #0 (pid 10, fd 5);READ;/data/b:1 30\n");
+}
+
+TEST(Folded, BytesAndTimeWeightTheSameStacks) {
+  EXPECT_EQ(folded_text(flame_fixture(), FlameWeight::Bytes),
+            "[unknown];other rings;WRITE 20480\n"
+            "db;ring #0 (pid 10, fd 5);READ 40960\n"
+            "db;ring #0 (pid 10, fd 5);READ;/data/a.dat 245760\n"
+            "db;ring #0 (pid 10, fd 5);READ;/data/b:1 122880\n");
+  const Snapshot snap = flame_fixture();
+  const auto time = folded_stacks(snap, FlameWeight::Time);
+  ASSERT_EQ(time.size(), 5u);
+  EXPECT_EQ(time[3].weight, snap.rings[0].files[0].latency.sum_ns);
+  EXPECT_EQ(time[2].weight,
+            snap.rings[0].ops[1].latency.sum_ns - snap.rings[0].files[0].latency.sum_ns -
+                snap.rings[0].files[1].latency.sum_ns);
+}
+
+TEST(Folded, EveryWeightSumsToTheReportsTotal) {
+  const Snapshot snap = flame_fixture();
+  uint64_t cqes = 0, bytes = 0, ns = 0;
+  for (const Ring& ring : snap.rings) {
+    for (const OpStats& op : ring.ops) {
+      cqes += op.completed;
+      bytes += op.bytes;
+      ns += op.latency.sum_ns;
+    }
+  }
+  EXPECT_EQ(stack_sum(folded_stacks(snap, FlameWeight::Count)), cqes);
+  EXPECT_EQ(stack_sum(folded_stacks(snap, FlameWeight::Bytes)), bytes);
+  EXPECT_EQ(stack_sum(folded_stacks(snap, FlameWeight::Time)), ns);
+  EXPECT_EQ(flame_total(snap, FlameWeight::Count), cqes);
+  EXPECT_EQ(flame_total(snap, FlameWeight::Bytes), bytes);
+  EXPECT_EQ(flame_total(snap, FlameWeight::Time), ns);
+}
+
+TEST(Folded, OneNameOnTwoInodesIsOneStack) {
+  Snapshot snap = flame_fixture();
+  snap.rings[0].files.push_back(file_with("/data/a.dat", op::kRead, 5, 20480, 2000));
+  const std::string text = folded_text(snap, FlameWeight::Count);
+  EXPECT_NE(text.find("READ;/data/a.dat 65\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("READ 5\n"), std::string::npos) << text;
+}
+
+TEST(Folded, WeightNamesRoundTrip) {
+  for (FlameWeight w : {FlameWeight::Count, FlameWeight::Bytes, FlameWeight::Time}) {
+    EXPECT_EQ(parse_flame_weight(flame_weight_name(w)), w);
+  }
+  EXPECT_FALSE(parse_flame_weight("requests").has_value());
+}
+
+std::string svg_of(const Snapshot& snap, FlameWeight weight) {
+  std::ostringstream out;
+  render_flamegraph_svg(out, folded_stacks(snap, weight),
+                        FlameGraphOptions{.title = "t", .subtitle = "s", .weight = weight});
+  return out.str();
+}
+
+// (name, width) of every frame, in document order.
+std::vector<std::pair<std::string, double>> frames_of(const std::string& svg) {
+  static const std::regex frame(
+      "<g class=\"f\" data-name=\"([^\"]*)\"[^>]*>.*?<rect x=\"[^\"]*\" y=\"[^\"]*\" "
+      "width=\"([0-9.]+)\"");
+  std::vector<std::pair<std::string, double>> out;
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), frame);
+       it != std::sregex_iterator(); ++it) {
+    out.emplace_back((*it)[1].str(), std::stod((*it)[2].str()));
+  }
+  return out;
+}
+
+TEST(FlameGraphSvg, OneFramePerNodeWidthsInProportion) {
+  const auto frames = frames_of(svg_of(flame_fixture(), FlameWeight::Count));
+  // all, the two comms, two rings, WRITE, NOP, READ, two files: children in name order.
+  ASSERT_EQ(frames.size(), 10u);
+  const double inner = 1200 - 20, total = 155;
+  const std::vector<std::pair<std::string, double>> want = {
+      {"all", 155},  {"[unknown]", 5},   {"other rings", 5},  {"WRITE", 5},
+      {"db", 150},   {"ring #0 (pid 10, fd 5)", 150},         {"NOP", 50},
+      {"READ", 100}, {"/data/a.dat", 60}, {"/data/b:1", 30}};
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(frames[i].first, want[i].first);
+    EXPECT_NEAR(frames[i].second, want[i].second / total * inner, 0.01) << want[i].first;
+  }
+}
+
+TEST(FlameGraphSvg, NamesAreEscapedAndTheSvgCarriesItsScript) {
+  Snapshot snap = flame_fixture();
+  snap.rings[0].files[0].name = "/tmp/<a & \"b\">\x01\xff";
+  const std::string svg = svg_of(snap, FlameWeight::Count);
+  EXPECT_NE(svg.find("data-name=\"/tmp/&lt;a &amp; &quot;b&quot;&gt;\xEF\xBF\xBD\""),
+            std::string::npos);
+  EXPECT_EQ(svg.find('\x01'), std::string::npos);
+  EXPECT_NE(svg.find("function zoom(target)"), std::string::npos);
+  EXPECT_NE(svg.find("onload=\"init(evt)\""), std::string::npos);
+  EXPECT_EQ(svg.rfind("</svg>\n"), svg.size() - 7);
+}
+
+TEST(FlameGraphSvg, AnEmptyRunSaysSo) {
+  const std::string svg = svg_of(Snapshot{}, FlameWeight::Bytes);
+  EXPECT_TRUE(frames_of(svg).empty());
+  EXPECT_NE(svg.find("no I/O to draw"), std::string::npos);
+}
+
+TEST(FlameGraphSvg, TheSubtitleNamesTheWeightAndItsTotal) {
+  const std::string svg = svg_of(flame_fixture(), FlameWeight::Count);
+  EXPECT_NE(svg.find("width: count (155 CQEs"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace uringscope
