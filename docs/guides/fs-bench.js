@@ -16,7 +16,12 @@
 //   node fs-bench.js idle     SECONDS            keep the event loop alive, doing nothing
 //
 // Each mode prints one line: mode, requests, wall time and rate, libuv version and
-// the UV_USE_IO_URING setting it ran with.
+// the UV_USE_IO_URING setting it ran with. With FS_BENCH_RINGS=1 a second line gives,
+// for each io_uring ring the process holds, the SQEs libuv wrote to it (the SQ tail in
+// /proc/self/fdinfo): the kernel's own count of what went to io_uring. libuv sends a
+// request to its thread pool instead when its 64-entry ring looks full (its check counts
+// SQEs the SQPOLL thread has taken but not yet released), which 32 or more requests in
+// flight can cause on a busy machine.
 
 'use strict';
 const fs = require('fs');
@@ -91,6 +96,19 @@ async function write(dir, files, conc) {
   fs.rmSync(out, { recursive: true, force: true });
 }
 
+// "fd=19 sq_tail=20002 ..." for every io_uring fd of this process.
+function ringTails() {
+  const tails = [];
+  for (const fd of fs.readdirSync('/proc/self/fd')) {
+    let target;
+    try { target = fs.readlinkSync(`/proc/self/fd/${fd}`); } catch { continue; }
+    if (target !== 'anon_inode:[io_uring]') continue;
+    const m = /^SqTail:\s*(\d+)/m.exec(fs.readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'));
+    if (m) tails.push(`fd=${fd} sq_tail=${m[1]}`);
+  }
+  return tails.join(' ');
+}
+
 async function main() {
   switch (mode) {
     case 'prepare': return prepare(arg1, int(arg2, 2000), int(arg3, 16));
@@ -104,4 +122,6 @@ async function main() {
   }
 }
 
-main().catch((e) => { console.error(e); process.exit(1); });
+main()
+  .then(() => { if (process.env.FS_BENCH_RINGS === '1') console.log(`rings: ${ringTails()}`); })
+  .catch((e) => { console.error(e); process.exit(1); });
