@@ -5,12 +5,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <string_view>
 #include <utility>
 
 #include "util/error.h"
+#include "util/strings.h"
+#include "cli/argv.h"
 #include "cli/exit_status.h"
 #include "metrics/metrics.h"
 
@@ -38,79 +39,11 @@ Exit status: 0 clean; 1 uringscope error; the command's own nonzero status; 3 a 
 at or above --fail-on (in that order of precedence).
 )";
 
-std::vector<int> parse_pid_list(const std::string& text) {
-  std::vector<int> pids;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    std::size_t comma = text.find(',', start);
-    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos
-                                                                      : comma - start);
-    int pid = 0;
-    auto [end, ec] = std::from_chars(item.data(), item.data() + item.size(), pid);
-    if (item.empty() || ec != std::errc() || end != item.data() + item.size() || pid <= 0) {
-      throw UsageError(fmt::format("-p: '{}' is not a process id", item));
-    }
-    pids.push_back(pid);
-    if (comma == std::string::npos) break;
-    start = comma + 1;
-  }
-  return pids;
-}
-
-// Options that take their value as the next word, so the scan below does not mistake
-// that value for the start of the command.
-bool takes_separate_value(const std::string& arg) {
-  for (const char* option : {"-p", "--pid", "-d", "--duration", "--leak-age", "--fail-on",
-                             "--baseline", "--diff", "-e", "-i", "--interval", "--metrics",
-                             "--trace", "--files-top", "--files-sort", "--metrics-files",
-                             "--folded", "--flamegraph", "--flame-weight"}) {
-    if (arg == option) return true;
-  }
-  return false;
-}
-
-struct Normalised {
-  std::vector<std::string> args;
-  bool command_after_dashes = false;  // the user wrote "--" before the command
-};
-
-// `--json` takes an optional file. Written `--json=FILE` it is unambiguous; written
-// `--json FILE`, the next word is taken as the file only when it ends in ".json" (or is
-// "-"), so that `uringscope --json ./myapp` runs ./myapp and prints JSON to stdout.
-// Only uringscope's own options are rewritten, never the command's.
-Normalised normalise_json_flag(std::vector<std::string> args) {
-  Normalised out;
-  for (std::size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (arg == "--") {
-      out.command_after_dashes = true;
-      break;
-    }
-    if (arg.empty() || arg[0] != '-') break;  // the command starts here
-    if (takes_separate_value(arg)) {
-      ++i;
-      continue;
-    }
-    if (arg != "--json") continue;
-    const std::string next = i + 1 < args.size() ? args[i + 1] : "";
-    const bool next_is_file =
-        next == "-" || (next.size() > 5 && next.compare(next.size() - 5, 5, ".json") == 0);
-    if (next_is_file) {
-      args[i] = "--json=" + next;
-      args.erase(args.begin() + static_cast<std::ptrdiff_t>(i) + 1);
-    } else {
-      args[i] = "--json=-";
-    }
-  }
-  out.args = std::move(args);
-  return out;
-}
-
 // What CLI11 fills in before the values are checked and moved into Options, and the
 // options whose presence matters (count() > 0).
 struct Raw {
   std::string pid_text, json_path, fail_on_text, baseline_path, diff_path, metrics_spec,
-      trace_path, folded_path, flamegraph_path, flame_weight;
+      trace_path, folded_path, flamegraph_path, flame_weight, rings;
   double duration = 0;
   double interval = 0;
   std::vector<std::string> filters;
@@ -130,6 +63,8 @@ struct Raw {
   CLI::Option* metrics_opt = nullptr;
   CLI::Option* trace_opt = nullptr;
   CLI::Option* files_opt = nullptr;
+  CLI::Option* rings_opt = nullptr;
+  CLI::Option* histograms_opt = nullptr;
   CLI::Option* folded_opt = nullptr;
   CLI::Option* flamegraph_opt = nullptr;
   CLI::Option* flame_weight_opt = nullptr;
@@ -187,10 +122,18 @@ void add_flame_options(CLI::App& app, Raw& raw) {
                              ->type_name("KEY");
 }
 
-// The second half of --help: the text report's shape, live outputs, and the rest.
+// The second half of --help, first part: the text report's shape.
 void add_view_options(CLI::App& app, Options& opts, Raw& raw) {
   app.add_flag("-c,--compact", opts.compact,
                "Compact report: one per-op table over all rings, and the findings");
+  raw.histograms_opt = app.add_flag("--histograms", opts.histograms,
+                                    "With -c: each op's latency distribution too (the full "
+                                    "report has them for ops with 100 or more timed requests)");
+  raw.rings_opt = app.add_option("--rings", raw.rings,
+                                 "Rings drawn in full in the text report, the busiest by "
+                                 "time (default 10; idle rings and the rest are summed up; "
+                                 "'all' draws every ring)")
+                      ->type_name("N|all");
   app.add_option("-e", raw.filters,
                  "Display filter for the text report: op=NAME[,NAME], file=GLOB, punt or error "
                  "(repeatable; conditions combine)")
@@ -209,6 +152,10 @@ void add_view_options(CLI::App& app, Options& opts, Raw& raw) {
                                       "With --files: order of the file table, time "
                                       "(default), requests, bytes or name")
                            ->type_name("KEY");
+}
+
+// The rest of --help's second half: what the run watches and feeds while it runs.
+void add_watch_options(CLI::App& app, Options& opts, Raw& raw) {
   app.add_flag("-f,--follow", opts.follow,
                "Follow children: processes the targets fork become targets too");
   raw.interval_opt =
@@ -309,6 +256,21 @@ void check_flame_outputs(const Raw& raw, Options& opts) {
   if (flame && raw.files_opt->count() == 0) opts.files = true;
 }
 
+void check_text_shape(const Raw& raw, Options& opts) {
+  if (raw.histograms_opt->count() && !opts.compact) {
+    throw UsageError("--histograms adds histograms to -c; the full report has them already");
+  }
+  if (raw.rings_opt->count()) {
+    if (raw.rings == "all") {
+      opts.full_rings = std::nullopt;
+    } else {
+      const std::optional<uint64_t> n = parse_whole_number(raw.rings);
+      if (!n) throw UsageError("--rings wants a number of rings, 0 or more, or all");
+      opts.full_rings = static_cast<std::size_t>(*n);
+    }
+  }
+}
+
 void check_outputs(const Raw& raw, Options& opts) {
   if (raw.fail_on_opt->count()) {
     opts.fail_on = parse_fail_on(raw.fail_on_text);
@@ -321,6 +283,7 @@ void check_outputs(const Raw& raw, Options& opts) {
   if (raw.diff_opt->count()) opts.diff_against = raw.diff_path;
   opts.display_filter = parse_display_filter(raw.filters);
   check_flame_outputs(raw, opts);
+  check_text_shape(raw, opts);
   check_file_table(raw, opts);
   if (raw.interval_opt->count()) {
     if (!std::isfinite(raw.interval) || raw.interval < 0.05) {
@@ -356,6 +319,7 @@ Options parse_options(int argc, const char* const* argv) {
   Raw raw;
   add_run_options(app, opts, raw);
   add_view_options(app, opts, raw);
+  add_watch_options(app, opts, raw);
   add_flame_options(app, raw);
 
   Normalised normalised = normalise_json_flag(std::vector<std::string>(argv + 1, argv + argc));

@@ -27,6 +27,8 @@ struct Options {
   std::optional<std::string> baseline_out;  // --baseline FILE: save this run's JSON there
   std::optional<std::string> diff_against;  // --diff FILE: compare with a saved report
   bool compact = false;              // -c: per-op table and findings only
+  bool histograms = false;           // --histograms: latency histograms in -c too
+  std::optional<std::size_t> full_rings = kDefaultFullRings;  // --rings N|all
   DisplayFilter display_filter;      // -e: text output only
   bool no_findings = false;          // --no-findings: numbers only
   bool list_ops = false;             // --list-ops

@@ -25,12 +25,13 @@ void render_human(std::ostream& out, const Options& opts, const Snapshot& snap,
   const std::vector<Finding> shown_findings =
       filter.empty() ? findings : filter_findings(findings, filter, snap);
   if (opts.compact) {
-    render_compact(out, shown, shown_findings, !opts.no_findings, filter_text);
+    render_compact(out, shown, shown_findings, !opts.no_findings, filter_text, opts.histograms);
   } else {
     render_text(out, shown, shown_findings,
                 TextOptions{.show_findings = !opts.no_findings,
                             .files = opts.file_table,
-                            .display_filter = filter_text});
+                            .display_filter = filter_text,
+                            .full_rings = opts.full_rings});
   }
   if (delta) {
     out << '\n';

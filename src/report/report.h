@@ -20,6 +20,7 @@
 
 #include "uringscope/findings.h"
 #include "uringscope/snapshot.h"
+#include "report/ring_layout.h"
 
 namespace uringscope {
 
@@ -39,9 +40,13 @@ struct TextOptions {
   // the report says so, and a ring whose rows were all hidden says that instead of
   // "no requests seen".
   std::string display_filter;
+  // --rings: how many active rings get a block of their own (ring_layout.h), nullopt
+  // for every ring, idle ones included.
+  std::optional<std::size_t> full_rings = kDefaultFullRings;
 };
 
-// The full report: header, each ring in id order, leaks, io-wq workers, tool losses,
+// The full report: header, the rings (the busiest in full, grouped by process when there
+// are several; idle and further rings summed up), leaks, io-wq workers, tool losses,
 // findings.
 void render_text(std::ostream& out, const Snapshot& snap, const std::vector<Finding>& findings,
                  const TextOptions& opts = {});
@@ -71,6 +76,11 @@ inline constexpr uint64_t kHistogramMinTimed = 100;
 bool wants_histogram(const OpStats& op);
 void render_latency_histograms(std::ostream& out, std::span<const OpStats> ops,
                                std::string_view indent = "    ");
+// Stand-ins for the ring blocks not drawn (report_ring_summary.cpp): a heading over
+// one process's rings, the idle rings one line per process, the rest one table.
+void render_process_heading(std::ostream& out, const ProcessRings& process);
+void render_idle_rings(std::ostream& out, const std::vector<ProcessRings>& idle);
+void render_hidden_rings(std::ostream& out, const RingLayout& layout);
 // The ring's busiest (file, op) rows under a "files" heading, then how many more there are;
 // nothing when the ring has no file rows.
 void render_file_table(std::ostream& out, const std::vector<FileStats>& files,

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: MIT
+#include <algorithm>
 #include <ostream>
 #include <set>
 #include <string>
@@ -46,7 +47,7 @@ std::string coverage_line(const Snapshot& snap) {
 }  // namespace
 
 void render_compact(std::ostream& out, const Snapshot& snap, const std::vector<Finding>& findings,
-                    bool show_findings, std::string_view display_filter) {
+                    bool show_findings, std::string_view display_filter, bool histograms) {
   out << coverage_line(snap) << '\n';
   if (!display_filter.empty())
     out << "display filter: " << display_filter << " (text only; the JSON report is complete)\n";
@@ -63,6 +64,10 @@ void render_compact(std::ostream& out, const Snapshot& snap, const std::vector<F
     out << '\n';
     if (!snap.ops.empty()) {
       render_op_table(out, snap.ops, std::nullopt, findings, snap.wall_ns, "");
+      if (histograms && std::any_of(snap.ops.begin(), snap.ops.end(), wants_histogram)) {
+        out << "\nlatency distribution\n";
+        render_latency_histograms(out, snap.ops, "  ");
+      }
     } else if (!display_filter.empty()) {
       out << "(no op matches the display filter)\n";
     } else {

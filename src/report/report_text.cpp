@@ -61,16 +61,29 @@ void render_ring(std::ostream& out, const Ring& ring, const std::vector<Finding>
   render_untracked_note(out, ring.counters);
 }
 
-// Snapshot promises ascending ids; sort anyway, a merged or filtered snapshot may not.
+// The busiest rings in full, under their process when the report spans several; then
+// the idle rings and the rest, summed up (ring_layout.h).
 void render_rings(std::ostream& out, const Snapshot& snap, const std::vector<Finding>& findings,
-                  bool filtered, const FileTableOptions& files) {
-  std::vector<const Ring*> rings;
-  for (const Ring& ring : snap.rings) rings.push_back(&ring);
-  std::stable_sort(rings.begin(), rings.end(),
-                   [](const Ring* a, const Ring* b) { return a->id < b->id; });
-  for (const Ring* ring : rings) {
+                  bool filtered, const TextOptions& opts) {
+  const RingLayout layout = layout_rings(snap, findings, opts.full_rings);
+  for (const ProcessRings& process : layout.full) {
+    const bool catch_all = process.rings.front()->source == RingSource::CatchAll;
+    if (layout.many_processes && !catch_all) {
+      out << '\n';
+      render_process_heading(out, process);
+    }
+    for (const Ring* ring : process.rings) {
+      out << '\n';
+      render_ring(out, *ring, findings, snap.wall_ns, filtered, opts.files);
+    }
+  }
+  if (!layout.idle.empty()) {
     out << '\n';
-    render_ring(out, *ring, findings, snap.wall_ns, filtered, files);
+    render_idle_rings(out, layout.idle);
+  }
+  if (!layout.hidden.empty()) {
+    out << '\n';
+    render_hidden_rings(out, layout);
   }
 }
 
@@ -143,7 +156,7 @@ void render_text(std::ostream& out, const Snapshot& snap, const std::vector<Find
   if (snap.rings.empty()) {
     out << "\nno io_uring activity seen\n";
   } else {
-    render_rings(out, snap, findings, filtered, opts.files);
+    render_rings(out, snap, findings, filtered, opts);
   }
   if (snap.leak.suspected + snap.leak.pending > 0) {
     out << '\n';

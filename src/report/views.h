@@ -27,9 +27,10 @@ namespace uringscope {
 //
 // `display_filter`: the text of an active -e filter (display_filter_text()), empty when
 // none. The view names it, and says "no op matches" rather than "no activity" when the
-// filter left no rows.
+// filter left no rows. `histograms` (--histograms) adds each op's latency distribution.
 void render_compact(std::ostream& out, const Snapshot& snap, const std::vector<Finding>& findings,
-                    bool show_findings, std::string_view display_filter = {});
+                    bool show_findings, std::string_view display_filter = {},
+                    bool histograms = false);
 
 // --- display filter (-e) ------------------------------------------------------------
 //

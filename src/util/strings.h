@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,6 +23,15 @@ inline std::string_view trim(std::string_view s, std::string_view chars = kAscii
   const auto first = s.find_first_not_of(chars);
   if (first == std::string_view::npos) return {};
   return s.substr(first, s.find_last_not_of(chars) - first + 1);
+}
+
+// A whole string of decimal digits as a number; nullopt for anything else ("", "-1",
+// "3x", out of range).
+inline std::optional<uint64_t> parse_whole_number(std::string_view s) {
+  uint64_t n = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+  if (s.empty() || ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  return n;
 }
 
 inline bool iequals(std::string_view a, std::string_view b) {

@@ -150,6 +150,22 @@ TEST(Options, FlameOutputsTurnOnFilesUnlessToldNot) {
   EXPECT_FALSE(parse({"-a"}).files);
 }
 
+TEST(Options, RingsAndHistograms) {
+  EXPECT_EQ(parse({"-a"}).full_rings, kDefaultFullRings);
+  EXPECT_EQ(parse({"--rings", "3", "-a"}).full_rings, 3u);
+  EXPECT_EQ(parse({"--rings", "0", "-a"}).full_rings, 0u);
+  EXPECT_EQ(parse({"--rings", "all", "-a"}).full_rings, std::nullopt);
+  // "--rings N CMD": N is the option's, the command starts after it.
+  EXPECT_EQ(parse({"--rings", "5", "make", "check"}).command,
+            (std::vector<std::string>{"make", "check"}));
+  EXPECT_TRUE(parse({"-c", "--histograms", "-a"}).histograms);
+  EXPECT_FALSE(parse({"-c", "-a"}).histograms);
+  EXPECT_EQ(error_of({"--rings", "-1", "-a"}), "--rings wants a number of rings, 0 or more, or all");
+  EXPECT_EQ(error_of({"--rings", "some", "-a"}), "--rings wants a number of rings, 0 or more, or all");
+  EXPECT_EQ(error_of({"--histograms", "-a"}),
+            "--histograms adds histograms to -c; the full report has them already");
+}
+
 TEST(Options, FlameOutputErrors) {
   EXPECT_EQ(error_of({"--folded", "x", "--flame-weight", "size", "-a"}),
             "--flame-weight wants count, bytes or time");

@@ -144,6 +144,22 @@ TEST(ReportCompact, MergedTableWithoutFindings) {
                 kTable + kNote);
 }
 
+TEST(ReportCompact, HistogramsOnlyWhenAskedForAndOnlyForTimedOps) {
+  const Snapshot s = fixture();
+  EXPECT_EQ(render(s, {}, false).find("latency distribution"), std::string::npos);
+  std::ostringstream out;
+  render_compact(out, s, findings(), false, {}, true);
+  const std::string text = out.str();
+  // Under the table, before the untracked note: READ's 1,000 requests, not FSYNC's 50.
+  const auto table_end = text.find(kTable) + kTable.size();
+  ASSERT_NE(text.find(kTable), std::string::npos) << text;
+  const std::string heading = "\nlatency distribution\n  READ (1,000 timed)\n";
+  EXPECT_EQ(text.substr(table_end, heading.size()), heading) << text;
+  EXPECT_EQ(text.find("FSYNC ("), std::string::npos);
+  EXPECT_NE(text.find("distribution\n", table_end + 30), std::string::npos);
+  EXPECT_EQ(text.substr(text.size() - kNote.size()), kNote);
+}
+
 TEST(ReportCompact, FindingsFollowTheTable) {
   std::string text = render(fixture(), findings(), true);
   std::string head =

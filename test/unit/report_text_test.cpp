@@ -363,7 +363,9 @@ TEST_F(ReportText, NoFindingsAndHiddenFindings) {
   EXPECT_TRUE(contains(none, "\nfindings\n  no findings\n"));
   EXPECT_EQ(count_of(none, "<-- !"), 0u);
 
-  std::string hidden = render(snap, findings, TextOptions{.show_findings = false, .display_filter = {}});
+  TextOptions no_findings;
+  no_findings.show_findings = false;
+  std::string hidden = render(snap, findings, no_findings);
   EXPECT_FALSE(contains(hidden, "findings"));
   EXPECT_FALSE(contains(hidden, "[PUNT]"));
   EXPECT_FALSE(contains(hidden, "no findings"));
@@ -410,8 +412,16 @@ TEST(ReportTextEmpty, RingWithoutOpsOrTimedRequests) {
   aggregate(snap);
   std::string text = render(snap, {});
   EXPECT_TRUE(contains(text, "target: all processes"));
-  EXPECT_TRUE(contains(text, "(no requests seen)"));
-  EXPECT_TRUE(contains(text, "sq=? cq=?"));
+  // Ring #0 saw nothing: folded into the idle line, unless every ring is asked for.
+  EXPECT_FALSE(contains(text, "ring #0 fd=3"));
+  EXPECT_TRUE(contains(text, "idle rings (set up, no request seen; --rings all draws them)\n"
+                             "  (unknown process): 1 ring: #0 fd=3\n")) << text;
+  TextOptions every_ring;
+  every_ring.full_rings = std::nullopt;
+  const std::string all = render(snap, {}, every_ring);
+  EXPECT_TRUE(contains(all, "(no requests seen)"));
+  EXPECT_TRUE(contains(all, "sq=? cq=?"));
+  EXPECT_FALSE(contains(all, "idle rings"));
   auto lines = lines_of(text);
   std::string read = row(ring_block(lines, "ring #1"), "READ");
   EXPECT_EQ(count_of(read, " -"), 4u) << read;  // p50, p99, max; B/s over no window
