@@ -10,7 +10,10 @@
  *               it, at the ring's next CQE, submit or io_uring_enter() call, or on a BPF
  *               timer every US_REAP_TICK_NS while nothing else comes. The lag is an upper
  *               bound; the gap since the last sighting of it unreaped is how much earlier
- *               the reap could have been, summed and maximised beside it.
+ *               the reap could have been, summed and maximised beside it, and the lag
+ *               less that gap (the time it was certainly still unreaped) is kept as a
+ *               histogram of lower bounds: REAP-LAG is judged on those, so that a look
+ *               that came late (a loaded machine, a timer run late) cannot make one.
  *
  * Watching one CQE at a time keeps the cost flat (one compare per event when none is
  * watched, one head read when one is) and samples the CQEs of a busy ring, not all of
@@ -36,11 +39,13 @@ static __always_inline void reap_seen(struct us_ring_stats *rs, __u64 posted, __
 	if (__sync_val_compare_and_swap(&rs->counters[US_RC_REAP_WATCH_NS], posted, 0) != posted)
 		return; /* another CPU saw it first */
 	__sync_fetch_and_add(&rs->reap_hist[hist_slot(lag)], 1);
+	__sync_fetch_and_add(&rs->reap_lo_hist[hist_slot(lag - gap)], 1);
 	__sync_fetch_and_add(&rs->counters[US_RC_REAPS], 1);
 	__sync_fetch_and_add(&rs->counters[US_RC_REAP_LAG_SUM_NS], lag);
 	__sync_fetch_and_add(&rs->counters[US_RC_REAP_GAP_SUM_NS], gap);
 	counter_max(&rs->counters[US_RC_REAP_LAG_MAX_NS], lag);
 	counter_max(&rs->counters[US_RC_REAP_GAP_MAX_NS], gap);
+	counter_max(&rs->counters[US_RC_REAP_LO_MAX_NS], lag - gap);
 }
 
 /*

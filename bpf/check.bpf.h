@@ -26,6 +26,7 @@
 #define URINGSCOPE_CHECK_BPF_H
 
 #include "tables.bpf.h"
+#include "files.bpf.h"
 
 #define US_OP_READV 1
 #define US_OP_WRITEV 2
@@ -213,12 +214,39 @@ static __always_inline void check_submit(struct io_kiocb *req, __u64 req_addr, _
 
 /* The request's final CQE, or its cancellation: it no longer targets its memory. Only
  * for the ops that can have a RANGE, so a NOP storm costs the buffer nothing. */
+/* The request's end. With --files it carries the request's file (addr: the inode, len:
+ * its number, aux: its generation), named now, while the request still holds it, so that
+ * a hazard can say which file the overlapping requests were reading or writing. */
 static __always_inline void check_end(__u64 req_addr, __u32 ring, __u8 opcode)
 {
-	struct us_check_range r = { .req = req_addr, .ring = ring, .opcode = opcode };
+	struct us_check_event *e;
+	struct file *f;
 
-	if (check_targets_memory(opcode))
-		check_emit(&r, US_CK_END, 0, 0, 0);
+	if (!check_targets_memory(opcode))
+		return;
+	e = bpf_ringbuf_reserve(&check_rb, sizeof(*e), 0);
+	if (!e) {
+		tool_count(US_TOOL_CHECK_DROPS);
+		return;
+	}
+	__builtin_memset(e, 0, sizeof(*e));
+	e->ts = bpf_ktime_get_ns();
+	e->req = req_addr;
+	e->ring = ring;
+	e->tgid = current_tgid();
+	e->kind = US_CK_END;
+	e->opcode = opcode;
+	f = files_on ? BPF_CORE_READ((struct io_kiocb *)req_addr, file) : NULL;
+	if (f) {
+		struct us_file_id id = {};
+
+		file_id_of(f, &id);
+		us_name_file((__u64)f, id.inode, id.ino, id.gen);
+		e->addr = id.inode;
+		e->len = id.ino;
+		e->aux = id.gen;
+	}
+	bpf_ringbuf_submit(e, BPF_RB_NO_WAKEUP);
 }
 
 #endif /* URINGSCOPE_CHECK_BPF_H */

@@ -36,18 +36,23 @@ struct us_file_hit {
 	__u32 f_flags;
 };
 
-static __always_inline struct us_filestat *file_row_of(struct file *f, __u32 ring, __u32 opcode)
+static __always_inline void file_id_of(struct file *f, struct us_file_id *id)
 {
 	struct inode *inode = BPF_CORE_READ(f, f_inode);
-	struct us_file_key key = {
-		.id = { .inode = (__u64)inode, .ino = BPF_CORE_READ(inode, i_ino),
-			.gen = BPF_CORE_READ(inode, i_generation) },
-		.ring = ring,
-		.opcode = op_slot(opcode),
-	};
-	struct us_filestat *row = bpf_map_lookup_elem(&file_stats, &key), *zero;
+
+	id->inode = (__u64)inode;
+	id->ino = BPF_CORE_READ(inode, i_ino);
+	id->gen = BPF_CORE_READ(inode, i_generation);
+}
+
+static __always_inline struct us_filestat *file_row_of(struct file *f, __u32 ring, __u32 opcode)
+{
+	struct us_file_key key = { .ring = ring, .opcode = op_slot(opcode) };
+	struct us_filestat *row, *zero;
 	__u32 first = 0;
 
+	file_id_of(f, &key.id);
+	row = bpf_map_lookup_elem(&file_stats, &key);
 	if (row)
 		return row;
 	zero = bpf_map_lookup_elem(&filestat_zero, &first);
@@ -56,6 +61,31 @@ static __always_inline struct us_filestat *file_row_of(struct file *f, __u32 rin
 	row = bpf_map_lookup_elem(&file_stats, &key); /* or another CPU made it first */
 	if (!row)
 		tool_count(US_TOOL_FILES_FULL);
+	return row;
+}
+
+/*
+ * A request that holds its file before its first CQE (at its poll arm, at its punt): its
+ * file's row is made, and the file named, while the file is surely open, and the file is
+ * noted under the request (req_files) for the leak scan: a request that never completes
+ * has no CQE to name it. Returns the row; NULL when the request has no file yet.
+ */
+static __always_inline struct us_filestat *file_note_request(__u64 req_addr,
+							     const struct us_inflight *w,
+							     __u32 ring, __u32 opcode)
+{
+	struct file *f = BPF_CORE_READ((struct io_kiocb *)req_addr, file);
+	struct us_req_file note = {};
+	struct us_filestat *row;
+
+	if (!f)
+		return NULL;
+	row = file_row_of(f, ring, opcode);
+	if (w) {
+		file_id_of(f, &note.id);
+		note.start_ns = w->start_ns;
+		bpf_map_update_elem(&req_files, &req_addr, &note, BPF_ANY);
+	}
 	return row;
 }
 

@@ -17,6 +17,7 @@
  */
 #include "tables.bpf.h"
 #include "trace.bpf.h"
+#include "files.bpf.h"
 #include <bpf/bpf_tracing.h>
 
 static __always_inline enum us_op_counter punt_reason(__u64 flags, int hashed)
@@ -46,6 +47,9 @@ static __always_inline void on_punt(struct io_kiocb *req, __u64 req_addr, int ha
 	reason = punt_reason(req_flags(req, direct), hashed);
 	opstat_count(os, US_OC_PUNTED);
 	opstat_count(os, reason);
+	/* A request blocked in io-wq may never complete: note its file while it has one. */
+	if (files_on)
+		file_note_request(req_addr, w, os->ring, os->opcode);
 	if (trace_on) {
 		struct us_trace_args t = { .req = req_addr, .ring = os->ring, .aux = reason,
 					   .kind = US_TR_PUNT, .opcode = (__u8)os->opcode };

@@ -25,6 +25,7 @@ struct us_check_rb_map check_rb SEC(".maps");
 struct us_ring_timers_map ring_timers SEC(".maps");
 struct us_file_stats_map file_stats SEC(".maps");
 struct us_file_names_map file_names SEC(".maps");
+struct us_req_files_map req_files SEC(".maps");
 struct us_name_scratch_map name_scratch SEC(".maps");
 struct us_filestat_zero_map filestat_zero SEC(".maps");
 

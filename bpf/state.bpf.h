@@ -172,6 +172,14 @@ struct us_file_stats_map {
 	__type(value, struct us_filestat);
 };
 
+/* LRU: a note whose request ended without anyone deleting it ages out. */
+struct us_req_files_map {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, US_DEFAULT_REQ_FILES);
+	__type(key, __u64);
+	__type(value, struct us_req_file);
+};
+
 struct us_file_names_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, US_DEFAULT_FILE_NAMES);
@@ -216,6 +224,7 @@ extern struct us_check_rb_map check_rb SEC(".maps");
 extern struct us_ring_timers_map ring_timers SEC(".maps");
 extern struct us_file_stats_map file_stats SEC(".maps");
 extern struct us_file_names_map file_names SEC(".maps");
+extern struct us_req_files_map req_files SEC(".maps");
 extern struct us_name_scratch_map name_scratch SEC(".maps");
 extern struct us_filestat_zero_map filestat_zero SEC(".maps");
 

@@ -87,6 +87,7 @@ enum us_ring_counter {
 	US_RC_REAP_GAP_SUM_NS,    /* ... sum of the last-unreaped -> reaped sighting gaps: how
 				   * much earlier each reap could have been (the resolution) */
 	US_RC_REAP_GAP_MAX_NS,
+	US_RC_REAP_LO_MAX_NS,     /* the largest lower bound (lag - gap) */
 	US_RC_REAP_TICKS,         /* timer looks at a quiet ring's watched CQE */
 	US_RC_AUX_BY_REQ,         /* pointer-less CQEs matched by io_req_post_cqe's request */
 	/* SQPOLL rings, one SQE at a time from first sighting to taken (boundary_sq.bpf.h): */
@@ -145,6 +146,7 @@ struct us_ring_stats {
 	__u64 reap_hist[US_HIST_SLOTS]; /* reap lag of the watched CQEs, log2 ns slots */
 	__u64 sq_wait_hist[US_HIST_SLOTS]; /* SQ wait of the watched SQEs, log2 ns slots */
 	__u64 lu_reap_hist[US_HIST_SLOTS]; /* watched CQEs' post -> handed over by liburing */
+	__u64 reap_lo_hist[US_HIST_SLOTS]; /* reap lag lower bounds: post -> last seen unreaped */
 };
 
 /* Per (ring, opcode) counters. */
@@ -360,8 +362,10 @@ struct us_check_event {
 	__u64 ts;        /* bpf_ktime_get_ns() */
 	__u64 req;       /* RANGE, END: io_kiocb address */
 	__u64 user_data; /* RANGE */
-	__u64 addr;      /* RANGE, UNMAP: user address */
-	__u64 len;       /* RANGE, UNMAP: bytes; BUFREG: buffers affected (0 = all) */
+	__u64 addr;      /* RANGE, UNMAP: user address; END (with --files): the file's inode
+			  * address, 0 for none */
+	__u64 len;       /* RANGE, UNMAP: bytes; BUFREG: buffers affected (0 = all); END:
+			  * the file's inode number */
 	__u32 ring;      /* RANGE, BUFREG: ring row */
 	__u32 tgid;      /* of the thread it happened on, in uringscope's pid namespace */
 	__u16 kind;      /* enum us_check_kind */
@@ -371,7 +375,8 @@ struct us_check_event {
 	__u16 index;     /* RANGE: iovec index, or buffer index with US_CKF_FIXED; BUFREG:
 			  * first buffer affected */
 	__u16 pad;
-	__u32 aux;       /* UNMAP: the madvise advice, or US_CK_MREMAP_* */
+	__u32 aux;       /* UNMAP: the madvise advice, or US_CK_MREMAP_*; END: the file's
+			  * i_generation */
 	__u32 pad2;
 };
 
@@ -407,12 +412,24 @@ enum us_file_counter {
 	US_FC_PUNTED,     /* requests ended that went to io-wq */
 	US_FC_UNTRACKED,  /* ... that were never seen submitted: no latency */
 	US_FC_DIRECT,     /* ... whose file was opened O_DIRECT */
-	US_FC_LAT_SUM_NS, US_FC_LAT_MAX_NS, US_FC__COUNT,
+	US_FC_LAT_SUM_NS, US_FC_LAT_MAX_NS,
+	US_FC_POLL_ARMED, /* io_uring_poll_arm events: the file was not ready */
+	US_FC__COUNT,
 };
 
 struct us_filestat {
 	__u64 counters[US_FC__COUNT];
 	__u64 hist[US_HIST_SLOTS];
+};
+
+/* The file of a request still in flight, noted where the kernel has given the request its
+ * file before any CQE (poll arm, punt to io-wq), so that a request that never completes
+ * (LEAK) can name it. Keyed by the io_kiocb address; start_ns is the in-flight entry's,
+ * so that a recycled io_kiocb's older note is never taken for the newer request's. */
+#define US_DEFAULT_REQ_FILES 4096
+struct us_req_file {
+	struct us_file_id id;
+	__u64 start_ns;
 };
 
 #define US_FN_CUT (1u << 0)    /* longer than US_PATH_BYTES or US_PATH_DEPTH components */

@@ -14,7 +14,7 @@
 static_assert(sizeof(us_inflight) == 32, "two ways must share one 64-byte bucket");
 static_assert(sizeof(us_inflight_bucket) == 64);
 static_assert(sizeof(us_udata_slot) == 24);
-static_assert(sizeof(us_ring_stats) == 8 * (US_RC__COUNT + 3 * US_HIST_SLOTS));
+static_assert(sizeof(us_ring_stats) == 8 * (US_RC__COUNT + 4 * US_HIST_SLOTS));
 static_assert(US_HIST_SLOTS == uringscope::kHistBuckets, "log2 slots fill a Histogram");
 static_assert(offsetof(us_opstat, counters) == 8);
 static_assert(offsetof(us_opstat, hist) == 8 + 8 * US_OC__COUNT);
@@ -28,6 +28,7 @@ static_assert(sizeof(us_check_event) == 64);
 static_assert(sizeof(us_retired) == 16);
 static_assert(sizeof(us_file_id) == 24);
 static_assert(sizeof(us_file_key) == 32, "no padding hashed by the BPF side");
+static_assert(sizeof(us_req_file) == 32);
 static_assert(sizeof(us_filestat) == 8 * (US_FC__COUNT + US_HIST_SLOTS));
 static_assert(offsetof(us_file_name, laddr) == 40);
 static_assert(offsetof(us_file_name, path) == 72);

@@ -30,6 +30,7 @@ struct FileStats {
   uint64_t punted = 0;      // requests ended that went to io-wq
   uint64_t untracked = 0;   // requests ended that were never seen submitted (no latency)
   uint64_t direct = 0;      // requests ended whose file was opened O_DIRECT
+  uint64_t poll_armed = 0;  // times a request found the file not ready and armed poll
   Histogram latency;        // submit -> final CQE of the tracked requests
 
   double punt_pct() const;  // punted / requests, 0 with no request

@@ -40,6 +40,7 @@ struct RawTables {
   std::vector<std::pair<uint32_t, uint64_t>> worker_counts;  // tgid -> io-wq workers seen
   std::vector<std::pair<us_file_key, us_filestat>> files;    // per (ring, op, file), live rings
   std::vector<std::pair<us_file_id, us_file_name>> file_names;  // one per inode, every ring's
+  std::vector<std::pair<uint64_t, us_req_file>> req_files;  // io_kiocb -> its file (leak scan)
   std::vector<RetiredRing> retired;  // in the order their teardowns ended
   bool cqe_order_known = false;      // the boundary is measured (loader/cqe_order.h)
   LiburingUprobes liburing;          // its exact source (loader/liburing_probes.h)

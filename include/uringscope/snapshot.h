@@ -132,6 +132,9 @@ struct PendingRequest {
   RequestWhere where = RequestWhere::Issued;
   bool abandoned = false;  // the owner exited and the kernel cancelled it
   bool waiting = false;    // waiting on an event (armed poll, or an op that waits by design)
+  // The file it was on, named as the files table names it, when the kernel had given the
+  // request its file (its poll arm, its punt) and --files was on; "" otherwise.
+  std::string file;
 
   bool operator==(const PendingRequest&) const = default;
 };
@@ -174,6 +177,9 @@ struct HazardRequest {
   bool fixed = false;       // a registered buffer
   uint16_t index = 0;       // its buffer index when fixed, else its iovec index
   uint64_t submit_ns = 0;   // since the window opened
+  // The file it read or wrote, named as the files table names it, from its end record
+  // with --files; "" when unknown (no --files, or it had not ended when the run did).
+  std::string file;
 
   bool operator==(const HazardRequest&) const = default;
 };
@@ -228,6 +234,7 @@ struct RingBoundary {
   uint64_t cq_depth_sum = 0;      // ... sum of the CQEs ready and unreaped, each included
   uint64_t cq_depth_max = 0;
   Histogram reap_lag;             // post -> first sight of the head past it (upper bounds)
+  Histogram reap_lag_min;         // post -> last sight of it unreaped (lower bounds)
   uint64_t reap_gap_sum_ns = 0;   // how much earlier each reap could have been: the
   uint64_t reap_gap_max_ns = 0;   // observation's resolution, per reap
   uint64_t timer_looks = 0;       // BPF timer looks at a watched CQE on a quiet ring

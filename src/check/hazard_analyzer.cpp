@@ -36,7 +36,11 @@ void HazardAnalyzer::add(const us_check_event& e) {
   info_.checked = true;
   switch (e.kind) {
     case US_CK_RANGE: add_range(e); break;
-    case US_CK_END: end_request(e.req); break;
+    case US_CK_END: {
+      const us_file_id file{.inode = e.addr, .ino = e.len, .gen = e.aux, .pad = 0};
+      end_request(e.req, e.addr ? &file : nullptr);
+      break;
+    }
     case US_CK_UNMAP:
       ++info_.calls;
       memory_dropped(e);
@@ -49,13 +53,18 @@ void HazardAnalyzer::add(const us_check_event& e) {
   }
 }
 
-void HazardAnalyzer::record(Hazard hazard) {
+void HazardAnalyzer::record(Hazard hazard, uint64_t first_req, uint64_t second_req) {
   switch (hazard.kind) {
     case HazardKind::Overlap: ++info_.overlaps; break;
     case HazardKind::BufReg: ++info_.bufreg; break;
     case HazardKind::Unmap: ++info_.unmap; break;
   }
-  if (info_.records.size() < kMaxHazardRecords) info_.records.push_back(std::move(hazard));
+  if (info_.records.size() >= kMaxHazardRecords) return;
+  const std::size_t index = info_.records.size();
+  info_.records.push_back(std::move(hazard));
+  record_files_.push_back({});
+  awaiting_file_[first_req].push_back({index, false});
+  if (second_req) awaiting_file_[second_req].push_back({index, true});
 }
 
 void HazardAnalyzer::add_range(const us_check_event& e) {
@@ -68,7 +77,7 @@ void HazardAnalyzer::add_range(const us_check_event& e) {
   HazardRequest r{.ring = e.ring, .opcode = e.opcode, .user_data = e.user_data, .addr = e.addr,
                   .len = e.len, .into = (e.flags & US_CKF_INTO) != 0,
                   .fixed = (e.flags & US_CKF_FIXED) != 0, .index = e.index,
-                  .submit_ns = since_start(e.ts)};
+                  .submit_ns = since_start(e.ts), .file = {}};
   // Ranges that start before this one ends and no earlier than the longest range before it.
   const uint64_t from = e.addr > p.longest ? e.addr - p.longest : 0;
   for (auto it = p.ranges.lower_bound(from); it != p.ranges.end() && it->first < e.addr + e.len;
@@ -83,13 +92,20 @@ void HazardAnalyzer::add_range(const us_check_event& e) {
     const uint64_t lo = std::max<uint64_t>(e.addr, other.request.addr);
     const uint64_t hi = std::min<uint64_t>(e.addr + e.len, other.end());
     record({.kind = HazardKind::Overlap, .pid = e.tgid, .first = other.request, .second = r,
-            .addr = lo, .len = hi - lo, .at_ns = r.submit_ns, .call = {}});
+            .addr = lo, .len = hi - lo, .at_ns = r.submit_ns, .call = {}},
+           other.req, e.req);
   }
   p.longest = std::max<uint64_t>(p.longest, e.len);
   by_req_[e.req].push_back(p.ranges.insert({e.addr, Range{e.req, e.tgid, r}}));
 }
 
-void HazardAnalyzer::end_request(uint64_t req) {
+void HazardAnalyzer::end_request(uint64_t req, const us_file_id* file) {
+  if (auto waiting = awaiting_file_.find(req); waiting != awaiting_file_.end()) {
+    if (file) {
+      for (const auto& [index, second] : waiting->second) record_files_[index][second] = *file;
+    }
+    awaiting_file_.erase(waiting);
+  }
   auto found = by_req_.find(req);
   if (found == by_req_.end()) return;
   for (Ranges::iterator it : found->second) processes_[it->second.tgid].ranges.erase(it);
@@ -111,7 +127,8 @@ void HazardAnalyzer::memory_dropped(const us_check_event& e) {
     const uint64_t lo = std::max<uint64_t>(e.addr, r.request.addr);
     const uint64_t hi = std::min<uint64_t>(e.addr + e.len, r.end());
     record({.kind = HazardKind::Unmap, .pid = e.tgid, .first = r.request, .second = std::nullopt,
-            .addr = lo, .len = hi - lo, .at_ns = since_start(e.ts), .call = unmap_call(e)});
+            .addr = lo, .len = hi - lo, .at_ns = since_start(e.ts), .call = unmap_call(e)},
+           r.req);
   }
 }
 
@@ -126,12 +143,13 @@ void HazardAnalyzer::buffers_changed(const us_check_event& e) {
       reported_[req] |= kReportedBufReg;
       record({.kind = HazardKind::BufReg, .pid = r.tgid, .first = r.request,
               .second = std::nullopt, .addr = r.request.addr, .len = r.request.len,
-              .at_ns = since_start(e.ts), .call = register_call(e)});
+              .at_ns = since_start(e.ts), .call = register_call(e)},
+             req);
     }
   }
 }
 
-HazardInfo HazardAnalyzer::result(const std::vector<Ring>& rings) const {
+HazardInfo HazardAnalyzer::result(const std::vector<Ring>& rings, const FileNames& names) const {
   HazardInfo out = info_;
   // The ring that held the row when the request was submitted: the latest first seen
   // before it.
@@ -143,9 +161,17 @@ HazardInfo HazardAnalyzer::result(const std::vector<Ring>& rings) const {
     }
     if (best) r.ring = best->id;
   };
-  for (Hazard& h : out.records) {
+  auto file = [&](HazardRequest& r, const us_file_id& id) {
+    if (id.inode) r.file = file_name_of(names, id);
+  };
+  for (std::size_t i = 0; i < out.records.size(); ++i) {
+    Hazard& h = out.records[i];
     name(h.first);
-    if (h.second) name(*h.second);
+    file(h.first, record_files_[i][0]);
+    if (h.second) {
+      name(*h.second);
+      file(*h.second, record_files_[i][1]);
+    }
   }
   return out;
 }

@@ -5,11 +5,13 @@
 // a request using it, memory unmapped under a request targeting it.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <unordered_map>
 #include <vector>
 
+#include "snapshot/file_rows.h"
 #include "uringscope/abi.h"
 #include "uringscope/snapshot.h"
 
@@ -23,8 +25,9 @@ class HazardAnalyzer {
   // Records in the order the ring buffer delivered them (their order of reservation).
   void add(const us_check_event& e);
   // The hazards so far, their rings named by report id: a row given back by a destroyed
-  // ring names the ring that held it when the request was submitted.
-  HazardInfo result(const std::vector<Ring>& rings) const;
+  // ring names the ring that held it when the request was submitted. Their requests'
+  // files (from end records, with --files) are named from `names`.
+  HazardInfo result(const std::vector<Ring>& rings, const FileNames& names = {}) const;
   // Requests in flight now (for tests and the analysis' own bound).
   std::size_t in_flight() const { return by_req_.size(); }
 
@@ -42,10 +45,12 @@ class HazardAnalyzer {
   };
 
   void add_range(const us_check_event& e);
-  void end_request(uint64_t req);
+  void end_request(uint64_t req, const us_file_id* file = nullptr);
   void memory_dropped(const us_check_event& e);
   void buffers_changed(const us_check_event& e);
-  void record(Hazard hazard);
+  // `first_req`, `second_req`: the io_kiocbs of hazard.first and .second (0: none), whose
+  // end records will carry their files.
+  void record(Hazard hazard, uint64_t first_req, uint64_t second_req = 0);
   uint64_t since_start(uint64_t ts) const { return ts > start_ns_ ? ts - start_ns_ : 0; }
 
   uint64_t start_ns_;
@@ -55,6 +60,10 @@ class HazardAnalyzer {
   // A request is named in one hazard of each kind at most.
   std::unordered_map<uint64_t, uint8_t> reported_;
   HazardInfo info_;
+  // Per record kept: the files of its first and second request, as their ends name them.
+  std::vector<std::array<us_file_id, 2>> record_files_;
+  // Requests of kept records that have not ended: (record index, second request?).
+  std::unordered_map<uint64_t, std::vector<std::pair<std::size_t, bool>>> awaiting_file_;
 };
 
 }  // namespace uringscope

@@ -80,7 +80,7 @@ void WindowWork::after_detach() {
 void WindowWork::complete(Snapshot& snap) {
   snap.leak.waiting_samples = waiting_.samples();
   if (hazards_) {
-    snap.hazards = hazards_->result(snap.rings);
+    snap.hazards = hazards_->result(snap.rings, tracer_.read_file_names());
     snap.hazards.checked = true;
   }
   if (trace_) {

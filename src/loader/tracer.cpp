@@ -217,6 +217,7 @@ void Tracer::open_configured(const KernelSupport& support, const std::set<std::s
   // Hash maps are preallocated: without --files they keep one row, not megabytes.
   set_entries(skel_->maps.file_stats, config_.files ? sizes.file_rows : 1);
   set_entries(skel_->maps.file_names, config_.files ? sizes.file_names : 1);
+  set_entries(skel_->maps.req_files, config_.files ? US_DEFAULT_REQ_FILES : 1);
   if (config_.trace) set_entries(skel_->maps.trace_rb, config_.trace_bytes);
   if (config_.check) set_entries(skel_->maps.check_rb, config_.check_bytes);
 

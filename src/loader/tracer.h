@@ -88,6 +88,8 @@ class Tracer {
   // A copy of the tables. The in-flight table (2 MiB by default) is only needed for the
   // leak scan at the end; periodic readers (live mode, metrics) skip it.
   RawTables read_tables(bool with_inflight = true) const;
+  // The files named so far, one per inode (empty without --files).
+  std::vector<std::pair<us_file_id, us_file_name>> read_file_names() const;
   // Gives the rows of rings destroyed since the last call back to the BPF side, keeping
   // their numbers for read_tables(). Returns how many; 0 when the feature is off.
   std::size_t reclaim_rings();

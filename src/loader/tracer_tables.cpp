@@ -45,6 +45,11 @@ std::vector<uint32_t> Tracer::target_tgids() const {
   return tgids;
 }
 
+std::vector<std::pair<us_file_id, us_file_name>> Tracer::read_file_names() const {
+  if (!config_.files) return {};
+  return copy_hash<us_file_id, us_file_name>(skel_->maps.file_names);
+}
+
 RawTables Tracer::read_tables(bool with_inflight) const {
   RawTables raw;
   const uint32_t ring_rows = skel_->bss->ring_rows + 1;
@@ -62,7 +67,8 @@ RawTables Tracer::read_tables(bool with_inflight) const {
   raw.worker_counts = copy_hash<uint32_t, uint64_t>(skel_->maps.worker_counts);
   if (config_.files) {
     raw.files = copy_hash<us_file_key, us_filestat>(skel_->maps.file_stats);
-    raw.file_names = copy_hash<us_file_id, us_file_name>(skel_->maps.file_names);
+    raw.file_names = read_file_names();
+    if (with_inflight) raw.req_files = copy_hash<uint64_t, us_req_file>(skel_->maps.req_files);
   }
   raw.retired = retired_;
   raw.cqe_order_known = skel_->bss->cqe_order != US_CQE_ORDER_UNKNOWN;

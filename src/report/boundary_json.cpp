@@ -26,6 +26,10 @@ Json ring_boundary_json(const Ring& ring) {
   reap["resolution_avg_ns"] = b.reap_gap_mean_ns();
   reap["resolution_max_ns"] = b.reap_gap_max_ns;
   reap["timer_looks"] = b.timer_looks;
+  // What each lag certainly was: post to the last look that still saw the CQE unreaped.
+  Json at_least = Json::object();
+  add_histogram_fields(at_least, b.reap_lag_min);
+  reap["at_least"] = std::move(at_least);
   Json out{{"ring", ring.id},
            {"cq_depth", Json{{"samples", b.cq_depth_samples},
                              {"avg", b.cq_depth_avg()},

@@ -24,7 +24,8 @@ nlohmann::ordered_json files_json(const std::vector<FileStats>& files) {
              {"punted", f.punted},
              {"punt_pct", f.punt_pct()},
              {"untracked", f.untracked},
-             {"direct", f.direct}};
+             {"direct", f.direct},
+             {"poll_armed", f.poll_armed}};
     add_histogram_fields(row, f.latency);
     out.push_back(std::move(row));
   }

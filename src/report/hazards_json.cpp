@@ -28,7 +28,8 @@ Json request_json(const HazardRequest& r) {
               {"into", r.into},
               {"fixed", r.fixed},
               {"index", r.index},
-              {"submit_ns", r.submit_ns}};
+              {"submit_ns", r.submit_ns},
+              {"file", r.file.empty() ? Json(nullptr) : Json(r.file)}};
 }
 
 Json hazard_json(const Hazard& h) {

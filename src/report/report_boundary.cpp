@@ -93,9 +93,11 @@ void render_boundary(std::ostream& out, const Ring& ring, const std::vector<Find
   if (lag.count() > 0) {
     table.add_row(
         {"reap lag",
-         fmt::format("{} ({} CQEs watched; each reap seen within {} on average, {} at most)",
+         fmt::format("{} ({} CQEs watched; each reap seen within {} on average, {} at most; "
+                     "at least p99 {})",
                      percentiles(lag), format_count(lag.count()),
-                     format_duration(b.reap_gap_mean_ns()), format_duration(b.reap_gap_max_ns))},
+                     format_duration(b.reap_gap_mean_ns()), format_duration(b.reap_gap_max_ns),
+                     format_duration(b.reap_lag_min.quantile_ns(0.99)))},
         marker_if(finding_concerns(findings, {kTagReapLag}, ring.id, std::nullopt)));
   }
   table.write(out);

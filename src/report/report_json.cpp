@@ -69,7 +69,8 @@ Json pending_request_json(const PendingRequest& r) {
               {"user_data_hex", format_hex(r.user_data)},
               {"where", request_where_name(r.where)},
               {"abandoned", r.abandoned},
-              {"waiting", r.waiting}};
+              {"waiting", r.waiting},
+              {"file", r.file.empty() ? Json(nullptr) : Json(r.file)}};
 }
 
 Json workers_json(const std::vector<ProcessWorkers>& workers) {

@@ -90,15 +90,23 @@ void render_leaks(std::ostream& out, const Snapshot& snap) {
   out << "  " << format_count(leak.suspected) << " suspected, " << format_count(leak.pending)
       << " pending (waiting on an event); oldest " << format_duration(leak.oldest_ns) << '\n';
 
-  TextTable table({Align::Left, Align::Left, Align::Right, Align::Left, Align::Left, Align::Left},
+  TextTable table({Align::Left, Align::Left, Align::Right, Align::Left, Align::Left, Align::Left,
+                   Align::Left},
                   "  ");
-  table.add_row({"ring", "op", "age", "user_data", "where"});
   std::size_t shown = std::min(leak.requests.size(), kLeakRows);
+  // The file column only when a request's file is known (--files).
+  const bool files = std::any_of(leak.requests.begin(), leak.requests.begin() + shown,
+                                 [](const PendingRequest& r) { return !r.file.empty(); });
+  std::vector<std::string> head = {"ring", "op", "age", "user_data", "where", ""};
+  if (files) head.push_back("file");
+  table.add_row(std::move(head));
   for (std::size_t i = 0; i < shown; ++i) {
     const PendingRequest& r = leak.requests[i];
-    table.add_row({leak_ring_cell(snap, r.ring), opcode_name(r.opcode), format_duration(r.age_ns),
-                   format_hex(r.user_data), std::string(request_where_name(r.where)),
-                   leak_state(r)});
+    std::vector<std::string> row = {leak_ring_cell(snap, r.ring), opcode_name(r.opcode),
+                                    format_duration(r.age_ns), format_hex(r.user_data),
+                                    std::string(request_where_name(r.where)), leak_state(r)};
+    if (files) row.push_back(r.file.empty() ? "-" : r.file);
+    table.add_row(std::move(row));
   }
   // No records at all: the totals line is all there is to say.
   if (shown == 0) return;

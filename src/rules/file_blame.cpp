@@ -10,12 +10,13 @@
 
 namespace uringscope::rules {
 
-FileBlame blame_files(const Ring& ring, uint32_t opcode, uint64_t FileStats::*count) {
+FileBlame blame_files(const Ring& ring, uint32_t opcode, uint64_t FileStats::*count,
+                      std::optional<FileKind> kind) {
   FileBlame blame;
   std::vector<FileBlame::Share> shares;
   bool all_direct = true;
   for (const FileStats& f : ring.files) {
-    if (f.opcode != opcode || f.*count == 0) continue;
+    if (f.opcode != opcode || f.*count == 0 || (kind && f.kind != *kind)) continue;
     shares.push_back({&f, f.*count});
     blame.total += f.*count;
     all_direct = all_direct && f.requests > 0 && f.direct == f.requests;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,8 +31,10 @@ struct FileBlame {
 // Files named in a message: more are summed up as "and N more".
 inline constexpr std::size_t kFilesNamed = 3;
 
-// The rows of `opcode` on `ring` by `count` (&FileStats::punted, &FileStats::errors).
-FileBlame blame_files(const Ring& ring, uint32_t opcode, uint64_t FileStats::*count);
+// The rows of `opcode` on `ring` by `count` (&FileStats::punted, &FileStats::errors),
+// only those of `kind` when one is given.
+FileBlame blame_files(const Ring& ring, uint32_t opcode, uint64_t FileStats::*count,
+                      std::optional<FileKind> kind = std::nullopt);
 
 // " Most were on /db/data.0 (630 of 1,000 punted), /db/data.1 (200) and 3 more files." —
 // a sentence to append, "" when no file row has any. `what` names the counter ("punted").

@@ -20,6 +20,7 @@ std::string request_label(const HazardRequest& r) {
   std::string label = fmt::format("ring #{} {} user_data {}", r.ring, opcode_name(r.opcode),
                                   format_hex(r.user_data));
   if (r.fixed) label += fmt::format(" (fixed buffer {})", r.index);
+  if (!r.file.empty()) label += fmt::format(" on {}", r.file);
   return label;
 }
 
@@ -28,10 +29,13 @@ std::string range_text(uint64_t addr, uint64_t len) {
 }
 
 std::vector<Evidence> request_evidence(const std::string& who, const HazardRequest& r) {
-  return {count_evidence(who + "_ring", r.ring), text_evidence(who + "_op", std::string(opcode_name(r.opcode))),
-          text_evidence(who + "_user_data", format_hex(r.user_data)),
-          text_evidence(who + "_range", range_text(r.addr, r.len)),
-          count_evidence(who + "_submit_ns", r.submit_ns)};
+  std::vector<Evidence> out = {
+      count_evidence(who + "_ring", r.ring), text_evidence(who + "_op", std::string(opcode_name(r.opcode))),
+      text_evidence(who + "_user_data", format_hex(r.user_data)),
+      text_evidence(who + "_range", range_text(r.addr, r.len)),
+      count_evidence(who + "_submit_ns", r.submit_ns)};
+  if (!r.file.empty()) out.push_back(text_evidence(who + "_file", r.file));
+  return out;
 }
 
 // "2 overlaps were found; the first: ..." and the first record's evidence.

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "rules/file_blame.h"
 #include "rules/leak_growth.h"
 #include "rules/rule_kit.h"
 #include "util/format.h"
@@ -43,7 +44,32 @@ struct LeakGroup {
   uint64_t abandoned = 0;
   std::vector<uint64_t> user_data;  // the oldest four
   std::map<RequestWhere, uint64_t> where;
+  std::map<std::string, uint64_t> files;  // of the records whose file is known (--files)
 };
+
+// " On pipe:[4711] (3), /var/lib/x (1)." — the files behind the records, the most
+// requests first, at most kFilesNamed named; "" when no record's file is known.
+std::string files_sentence(const std::map<std::string, uint64_t>& files) {
+  if (files.empty()) return {};
+  if (files.size() == 1) return fmt::format(" On {}.", files.begin()->first);
+  std::vector<std::pair<std::string, uint64_t>> by_count(files.begin(), files.end());
+  std::stable_sort(by_count.begin(), by_count.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  const std::size_t named = std::min(by_count.size(), kFilesNamed);
+  std::string text = " On ";
+  for (std::size_t i = 0; i < named; ++i)
+    text += fmt::format("{}{} ({})", i ? ", " : "", by_count[i].first,
+                        format_count(by_count[i].second));
+  if (by_count.size() > named)
+    text += fmt::format(" and {} more files", format_count(by_count.size() - named));
+  return text + ".";
+}
+
+std::string top_file(const std::map<std::string, uint64_t>& files) {
+  auto top = std::max_element(files.begin(), files.end(),
+                              [](const auto& a, const auto& b) { return a.second < b.second; });
+  return top == files.end() ? std::string() : top->first;
+}
 
 std::string where_list(const std::map<RequestWhere, uint64_t>& where) {
   std::string text;
@@ -60,6 +86,7 @@ Finding leak_detail(const LeakGroup& g) {
       "user_data {}.",
       g.ring, format_count(g.count), name + (g.count == 1 ? " request" : " requests"),
       format_duration(g.oldest_ns), where_list(g.where), hex_list(g.user_data));
+  message += files_sentence(g.files);
   if (g.abandoned > 0) {
     const std::string who = g.abandoned == g.count
                                 ? std::string(g.count == 1 ? "It was" : "All were")
@@ -85,7 +112,7 @@ Finding leak_detail(const LeakGroup& g) {
         "requests (io_uring_prep_cancel64(), or io_uring_prep_cancel_fd() with "
         "IORING_ASYNC_CANCEL_ALL) and reap their completions.";
   }
-  return Finding{
+  Finding f{
       .tag = kTagLeak,
       .severity = Severity::Warn,
       .ring = g.ring,
@@ -97,6 +124,8 @@ Finding leak_detail(const LeakGroup& g) {
                    text_evidence("where", where_list(g.where)),
                    count_evidence("abandoned", g.abandoned)},
   };
+  if (!g.files.empty()) f.evidence.push_back(text_evidence("file", top_file(g.files)));
+  return f;
 }
 
 std::string leak_age(uint64_t threshold_ns) {
@@ -108,11 +137,13 @@ std::string leak_age(uint64_t threshold_ns) {
 Finding leak_pending_only(const LeakInfo& leak) {
   uint64_t oldest = 0;
   std::map<uint32_t, uint64_t> by_op;
+  std::map<std::string, uint64_t> files;
   uint64_t recorded = 0;
   for (const PendingRequest& r : leak.requests) {
     if (leak_suspected(r)) continue;
     oldest = std::max(oldest, r.age_ns);
     ++by_op[r.opcode];
+    if (!r.file.empty()) ++files[r.file];
     ++recorded;
   }
   if (oldest == 0) oldest = leak.oldest_ns;
@@ -121,8 +152,10 @@ Finding leak_pending_only(const LeakInfo& leak) {
       fmt::format("{} still waiting on events past {}, the oldest for {}", were(leak.pending),
                   leak_age(leak.threshold_ns), format_duration(oldest));
   message += recorded_ops_suffix(ops, recorded < leak.pending);
+  message += ".";
+  message += files_sentence(files);
   message +=
-      ". Expected for idle sockets or pipes with no peer activity; a hang if the "
+      " Expected for idle sockets or pipes with no peer activity; a hang if the "
       "program is waiting on them.";
   return Finding{
       .tag = kTagLeak,
@@ -158,6 +191,7 @@ SuspectedGroups group_suspected(const LeakInfo& leak) {
     if (r.abandoned) ++g.abandoned;
     if (g.user_data.size() < 4) g.user_data.push_back(r.user_data);
     ++g.where[r.where];
+    if (!r.file.empty()) ++g.files[r.file];
     out.oldest = std::max(out.oldest, r.age_ns);
     ++out.recorded;
   }

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "rules/file_blame.h"
 #include "rules/rule_kit.h"
 #include "util/format.h"
 #include "uringscope/opcodes.h"
@@ -53,7 +54,9 @@ void rule_poll_retry(const Snapshot& snapshot, std::vector<Finding>& out) {
     for (const OpStats& op : ring.ops) {
       const std::string name = opcode_name(op.opcode);
       if (at_least(op.poll_armed_regular, ThresholdId::PollRetryRegularMin)) {
-        out.push_back(Finding{
+        const FileBlame blame =
+            blame_files(ring, op.opcode, &FileStats::poll_armed, FileKind::File);
+        Finding f{
             .tag = kTagPollRetry,
             .severity = Severity::Warn,
             .ring = ring.id,
@@ -61,8 +64,9 @@ void rule_poll_retry(const Snapshot& snapshot, std::vector<Finding>& out) {
             .message = fmt::format(
                 "{}: {} {} requests on regular files had to wait on poll: the file system "
                 "(FUSE, a network file system, or a procfs/sysfs/tracefs-like file) has no "
-                "nowait I/O, so each one waited on poll and then went to io-wq.",
-                ring_label(ring), format_count(op.poll_armed_regular), name),
+                "nowait I/O, so each one waited on poll and then went to io-wq.{}",
+                ring_label(ring), format_count(op.poll_armed_regular), name,
+                blame_sentence(blame, "waited on poll")),
             .suggestion =
                 "Expected if the program waits on such a file on purpose (tracefs trace_pipe, "
                 "a sysfs attribute); for data files it is news: keep the data on a local block "
@@ -71,14 +75,17 @@ void rule_poll_retry(const Snapshot& snapshot, std::vector<Finding>& out) {
             .evidence = {count_evidence("poll_armed_regular", op.poll_armed_regular),
                          count_evidence("poll_armed", op.poll_armed),
                          count_evidence("submitted", op.submitted)},
-        });
+        };
+        add_file_evidence(f.evidence, blame);
+        out.push_back(std::move(f));
         continue;
       }
       if (!at_least(op.submitted, ThresholdId::PollRetryMinSubmitted)) continue;
       const double pct = pct_of(op.poll_armed, op.submitted);
       if (pct < thr(ThresholdId::PollRetryMinPct)) continue;
       const PollAdvice advice = poll_advice(op.opcode);
-      out.push_back(Finding{
+      const FileBlame blame = blame_files(ring, op.opcode, &FileStats::poll_armed);
+      Finding f{
           .tag = kTagPollRetry,
           .severity = Severity::Info,
           .ring = ring.id,
@@ -86,13 +93,15 @@ void rule_poll_retry(const Snapshot& snapshot, std::vector<Finding>& out) {
           .message = fmt::format(
               "{}: {} of {} {} requests ({}) had to wait on poll: {} was not there at submit, "
               "so each was armed on the file's wait queue and retried when it became ready. "
-              "Normal for sockets and pipes.",
+              "Normal for sockets and pipes.{}",
               ring_label(ring), format_count(op.poll_armed), format_count(op.submitted), name,
-              format_percent(pct), advice.missing),
+              format_percent(pct), advice.missing, blame_sentence(blame, "waited on poll")),
           .suggestion = std::string(advice.suggestion),
           .evidence = {real_evidence("poll_pct", pct), count_evidence("poll_armed", op.poll_armed),
                        count_evidence("submitted", op.submitted)},
-      });
+      };
+      add_file_evidence(f.evidence, blame);
+      out.push_back(std::move(f));
     }
   }
 }

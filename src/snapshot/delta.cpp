@@ -79,6 +79,7 @@ RingBoundary boundary_delta(const RingBoundary& after, const RingBoundary* befor
   d.cq_depth_sum = sub(after.cq_depth_sum, b.cq_depth_sum);
   d.cq_depth_max = interval_max(after.cq_depth_max, b.cq_depth_max, d.cq_depth_samples > 0);
   d.reap_lag = histogram_delta(after.reap_lag, b.reap_lag);
+  d.reap_lag_min = histogram_delta(after.reap_lag_min, b.reap_lag_min);
   d.reap_gap_sum_ns = sub(after.reap_gap_sum_ns, b.reap_gap_sum_ns);
   d.reap_gap_max_ns = interval_max(after.reap_gap_max_ns, b.reap_gap_max_ns, d.reap_lag.count() > 0);
   d.timer_looks = sub(after.timer_looks, b.timer_looks);

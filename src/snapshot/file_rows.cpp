@@ -101,6 +101,7 @@ FileStats stats_of(const us_filestat& row) {
   f.punted = c[US_FC_PUNTED];
   f.untracked = c[US_FC_UNTRACKED];
   f.direct = c[US_FC_DIRECT];
+  f.poll_armed = c[US_FC_POLL_ARMED];
   static_assert(US_HIST_SLOTS == kHistBuckets);
   std::copy(std::begin(row.hist), std::end(row.hist), f.latency.buckets.begin());
   f.latency.sum_ns = c[US_FC_LAT_SUM_NS];
@@ -122,6 +123,14 @@ FileStats describe_file(const us_file_name* name, uint64_t ino) {
   f.kind = kind_of(*name);
   f.name = name_of(*name, f.kind);
   return f;
+}
+
+std::string file_name_of(const FileNames& names, const us_file_id& id) {
+  for (const auto& [known, name] : names) {
+    if (known.inode == id.inode && known.ino == id.ino && known.gen == id.gen)
+      return describe_file(&name, id.ino).name;
+  }
+  return describe_file(nullptr, id.ino).name;
 }
 
 std::map<uint32_t, std::vector<FileStats>> files_by_ring_row(const FileRows& rows,
@@ -178,6 +187,7 @@ FileStats& FileStats::operator+=(const FileStats& other) {
   bytes += other.bytes;
   errors += other.errors;
   punted += other.punted;
+  poll_armed += other.poll_armed;
   untracked += other.untracked;
   direct += other.direct;
   latency += other.latency;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -19,6 +20,10 @@ using FileNames = std::vector<std::pair<us_file_id, us_file_name>>;
 // What the kernel recorded of a file, as a user reads it (name, kind, resolved). `name`
 // is null when the name table had no row for the file.
 FileStats describe_file(const us_file_name* name, uint64_t ino);
+
+// The name of the file behind `id` as the files table writes it; "(unresolved: inode N)"
+// when `names` has no row for it.
+std::string file_name_of(const FileNames& names, const us_file_id& id);
 
 // The rows of each ring row, named from `names`.
 std::map<uint32_t, std::vector<FileStats>> files_by_ring_row(const FileRows& rows,

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "snapshot/file_rows.h"
+#include "snapshot/leak_scan.h"
 #include "uringscope/fields.h"
 #include "uringscope/opcodes.h"
 
@@ -48,11 +49,6 @@ RingSource source_of(uint32_t row, uint32_t source) {
     case US_RING_FROM_FDS: return RingSource::FdTable;
     default: return RingSource::Submit;
   }
-}
-
-// A kernel timestamp that marks something still going on at the end becomes its age.
-uint64_t age_at(uint64_t since_ns, uint64_t end_ns) {
-  return since_ns && end_ns > since_ns ? end_ns - since_ns : 0;
 }
 
 void derive_ring_counters(Ring& ring, const us_ring_stats& stats, uint64_t end_ns) {
@@ -101,6 +97,9 @@ void derive_boundary(RingBoundary& b, const us_ring_stats& stats) {
   b.cq_depth_sum = r[US_RC_CQ_DEPTH_SUM];
   b.cq_depth_max = r[US_RC_CQ_DEPTH_MAX];
   b.reap_lag = histogram_of(stats.reap_hist, r[US_RC_REAP_LAG_SUM_NS], r[US_RC_REAP_LAG_MAX_NS]);
+  b.reap_lag_min = histogram_of(stats.reap_lo_hist,
+                                r[US_RC_REAP_LAG_SUM_NS] - r[US_RC_REAP_GAP_SUM_NS],
+                                r[US_RC_REAP_LO_MAX_NS]);
   b.reap_gap_sum_ns = r[US_RC_REAP_GAP_SUM_NS];
   b.reap_gap_max_ns = r[US_RC_REAP_GAP_MAX_NS];
   b.timer_looks = r[US_RC_REAP_TICKS];
@@ -183,82 +182,6 @@ void attach_threads(Snapshot& snap, const RawTables& raw,
     auto w = workers_by_pid.find(ring.pid);
     ring.counters.workers_distinct = w == workers_by_pid.end() ? 0 : w->second;
   }
-}
-
-RequestWhere where_of(uint8_t state) {
-  // A zero-copy send past its result CQE: its where bits are not kept.
-  if (state & US_IF_ZC_WAIT) return RequestWhere::Notification;
-  switch ((state & US_IF_WHERE_MASK) >> US_IF_WHERE_SHIFT) {
-    case US_WHERE_POLL: return RequestWhere::Poll;
-    case US_WHERE_IOWQ: return RequestWhere::IoWq;
-    case US_WHERE_TASKWORK: return RequestWhere::TaskWork;
-    default: return RequestWhere::Issued;
-  }
-}
-
-// A request still in the in-flight table: past the leak age it is either waiting on an
-// event (armed poll, or an op that waits by design: pending) or not (stuck in io-wq, or
-// never progressing, or abandoned by an exiting owner: suspected). `end_ns` is the end
-// of the window, or of its ring when the ring was destroyed first.
-std::optional<PendingRequest> pending_of(const us_inflight& w, uint32_t ring_id, uint64_t end_ns,
-                                         uint64_t leak_age_ns) {
-  if (!w.req) return std::nullopt;
-  // IOSQE_CQE_SKIP_SUCCESS requests post nothing when they succeed: their entry stays
-  // behind by design.
-  if ((w.state & US_IF_CQE_SKIP) && !(w.state & US_IF_ABANDONED)) return std::nullopt;
-  const uint64_t age = age_at(w.start_ns, end_ns);
-  if (age < leak_age_ns) return std::nullopt;
-  PendingRequest p;
-  p.ring = ring_id;
-  p.opcode = w.opcode;
-  p.age_ns = age;
-  p.user_data = w.user_data;
-  p.where = where_of(w.state);
-  p.abandoned = w.state & US_IF_ABANDONED;
-  // A send waiting for its notification waits on the peer's acknowledgement, as a poll
-  // waits on its file: not the program's leak.
-  p.waiting = p.where == RequestWhere::Poll || p.where == RequestWhere::Notification ||
-              opcode_waits_for_event(w.opcode);
-  return p;
-}
-
-// The in-flight table at the end, and the requests destroyed rings left behind.
-void scan_leaks(Snapshot& snap, const RawTables& raw, const std::map<uint32_t, uint32_t>& id_of_row,
-                const std::vector<uint32_t>& id_of_retired, const SnapshotContext& context) {
-  LeakInfo& leak = snap.leak;
-  leak.threshold_ns = context.leak_age_ns;
-  std::vector<PendingRequest> found;
-  for (const us_inflight_bucket& bucket : raw.inflight) {
-    for (const us_inflight& w : bucket.way) {
-      auto id = id_of_row.find(w.ring);
-      if (id == id_of_row.end()) continue;
-      if (auto p = pending_of(w, id->second, context.end_ns, context.leak_age_ns)) found.push_back(*p);
-    }
-  }
-  for (std::size_t i = 0; i < raw.retired.size(); ++i) {
-    for (const us_inflight& w : raw.retired[i].pending) {
-      auto p = pending_of(w, id_of_retired[i], raw.retired[i].retired_ns, context.leak_age_ns);
-      if (p) found.push_back(*p);
-    }
-  }
-  // Suspected requests first, so waiting ones (idle sockets) never crowd them out of the
-  // records kept; oldest first within each kind.
-  std::sort(found.begin(), found.end(), [](const PendingRequest& a, const PendingRequest& b) {
-    return a.waiting != b.waiting ? !a.waiting : a.age_ns > b.age_ns;
-  });
-  for (const PendingRequest& p : found) {
-    Counters& c = snap.rings[p.ring].counters;
-    if (p.waiting) {
-      ++leak.pending;
-      ++c.leaks_pending;
-    } else {
-      ++leak.suspected;
-      ++c.leaks_suspected;
-    }
-    leak.oldest_ns = std::max(leak.oldest_ns, p.age_ns);
-  }
-  if (found.size() > kMaxLeakRecords) found.resize(kMaxLeakRecords);
-  leak.requests = std::move(found);
 }
 
 Ring ring_of(uint32_t row, const us_ring_info& info, const us_ring_stats& stats,

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "inject.h"
@@ -115,4 +116,11 @@ void sleep_ms(unsigned ms) {
   while ((err = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &until, NULL)) == EINTR) {
   }
   if (err != 0) fail("clock_nanosleep: %s", strerror(err));
+}
+
+// The inode number behind fd: how uringscope's files table names a pipe or socket.
+unsigned long long fd_ino(int fd) {
+  struct stat st;
+  if (fstat(fd, &st) < 0) fail_errno("fstat");
+  return (unsigned long long)st.st_ino;
 }

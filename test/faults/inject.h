@@ -133,6 +133,7 @@ __attribute__((noreturn, format(printf, 1, 2))) void bad_args(const char *fmt, .
 __attribute__((noreturn, format(printf, 1, 2))) void fail(const char *fmt, ...);
 __attribute__((noreturn)) void fail_uring(const char *call, int ret);
 __attribute__((noreturn)) void fail_errno(const char *call);
+unsigned long long fd_ino(int fd);
 
 uint64_t rng_next(uint64_t *state);
 void fill_block(unsigned char *dst, uint64_t block);

@@ -87,12 +87,6 @@ static bool pattern_matches(const unsigned char *src, unsigned id, uint64_t off,
 
 /* ------------------------------------------------------ files and the dir */
 
-static unsigned long long fd_ino(int fd) {
-  struct stat st;
-  if (fstat(fd, &st) < 0) fail_errno("fstat");
-  return (unsigned long long)st.st_ino;
-}
-
 // Removes every file in the directory, then the directory itself; returns the first
 // errno, or 0. Also the exit handler, so a run that fails leaves nothing in /tmp.
 static int remove_dir(void) {

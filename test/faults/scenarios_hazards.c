@@ -163,6 +163,9 @@ void scenario_hazard_overlap(struct ctx *c) {
   unsigned char *bufs = alloc_blocks(2 * (unsigned)c->count);
   note(c, "GROUND-TRUTH hazard overlaps=%lu len=%u overlap_len=%u\n", c->count, CHUNK,
        CHUNK - OVERLAP_SHIFT);
+  // What uringscope --check --files must name each pair's READs by: READ a reads pipe 0.
+  note(c, "GROUND-TRUTH hazard_files first=pipe:[%llu] second=pipe:[%llu]\n",
+       fd_ino(pipes[0][0]), fd_ino(pipes[1][0]));
   for (unsigned long i = 0; i < c->count; i++) {
     unsigned char *a = bufs + 2 * i * CHUNK;
     const uint64_t ud = read_pair(c, pipes, a, a + OVERLAP_SHIFT, HAZARD_HOLD_MS);

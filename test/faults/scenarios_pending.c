@@ -36,9 +36,10 @@ static void check_fd_budget(unsigned long pipes) {
  * nothing writes to it. The NOPs complete inline and are all reaped, and the READ must
  * have posted nothing.
  */
-static void growing_tick(struct ctx *c, unsigned char *buf) {
+static void growing_tick(struct ctx *c, unsigned char *buf, unsigned long long *ino) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) < 0) fail_errno("pipe2");
+  *ino = fd_ino(fds[0]);
   struct io_uring_sqe *sqe = get_sqe(c);
   io_uring_prep_read(sqe, fds[0], buf, 1, 0);
   io_uring_sqe_set_data64(sqe, c->next_user_data++);
@@ -76,17 +77,25 @@ static void growing_tick(struct ctx *c, unsigned char *buf) {
 void scenario_leak_growing(struct ctx *c) {
   check_fd_budget(c->count);
   unsigned char *bufs = calloc(c->count, 1);
-  if (bufs == NULL) fail("calloc: %s", strerror(errno));
+  unsigned long long *inos = calloc(c->count, sizeof(*inos));
+  if (bufs == NULL || inos == NULL) fail("calloc: %s", strerror(errno));
   use_op(c, OP_READ);
   const uint64_t start = now_ns();
   for (unsigned long i = 0; i < c->count; i++) {
     sleep_until_ns(start + i * GROWING_INTERVAL_MS * 1000000ull);
-    growing_tick(c, bufs + i);
+    growing_tick(c, bufs + i, inos + i);
   }
   const unsigned armed = fdinfo_count(c, "PollList");
   if (armed != c->count) fail("the ring lists %u armed polls, expected %lu", armed, c->count);
   // bufs stays allocated: the READs could still write into it until exit.
   note(c, "GROUND-TRUTH leak growing=%lu interval_ms=%u\n", c->count, GROWING_INTERVAL_MS);
+  // Each waiting READ's pipe, oldest first: uringscope --files names a leaked request by it.
+  char list[4096];
+  size_t at = 0;
+  for (unsigned long i = 0; i < c->count && at < sizeof(list) - 24; i++)
+    at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%llu", i ? "," : "", inos[i]);
+  note(c, "GROUND-TRUTH leak_pipes inos=%s\n", list);
+  free(inos);
 }
 
 /* ---------------------------------------------------------- steady-recv */

@@ -164,4 +164,5 @@ void scenario_pollretry_file(struct ctx *c) {
   if (!removed) fail("tracefs instance %s not removed", trace_inst.dir);
 
   note(c, "GROUND-TRUTH poll armed=%lu regular=%lu\n", c->count, c->count);
+  note(c, "GROUND-TRUTH poll_file path=%s/trace_pipe\n", trace_inst.dir);
 }

@@ -3,10 +3,13 @@
 // regular files (one of them registered, N of them opened and closed between requests,
 // so their fd numbers are reused), a socketpair and a pipe, and prints one GROUND-TRUTH
 // file line per (file, op). Every one of them must be one row of the ring's "files"
-// table, with exactly its requests, bytes and errors.
+// table, with exactly its requests, bytes and errors. And the findings that name files
+// (LEAK, POLL-RETRY, HAZARD) name exactly the files the injector's requests were on.
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -105,6 +108,69 @@ TEST_F(Files, EveryFileSocketAndPipeIsCountedExactly) {
   }
   EXPECT_EQ(read_requests, std::stoll(op_line(gt, "READ").at("submitted")));
   EXPECT_EQ(read_timed, read_requests) << "every READ timed";
+}
+
+// leak-growing: a 1-byte READ on a fresh, empty pipe every 10 ms, each waiting on poll
+// when the injector exits and the kernel cancels them. Every recorded leak names the
+// pipe its READ was on, one pipe per READ, and the LEAK finding names them too.
+TEST_F(Files, LeakedRequestsNameThePipesTheyWaitedOn) {
+  auto [report, gt] = run_scenario({"--linger", "0.3", "leak-growing", "20"}, 0, {},
+                                   {"--files", "--leak-age", "0.05"});
+  std::set<std::string> pipes;
+  std::stringstream inos(gt.find("label", "leak_pipes").at("inos"));
+  for (std::string ino; std::getline(inos, ino, ',');) pipes.insert("pipe:[" + ino + "]");
+  ASSERT_EQ(pipes.size(), 20u);
+  const auto& records = report.at("leak").at("requests");
+  ASSERT_EQ(records.size(), 20u) << report.at("leak").dump();
+  std::set<std::string> named;
+  for (const auto& r : records) {
+    SCOPED_TRACE(r.dump());
+    EXPECT_EQ(r.at("op"), "READ");
+    ASSERT_TRUE(r.at("file").is_string());
+    EXPECT_TRUE(pipes.count(r.at("file").get<std::string>()));
+    named.insert(r.at("file").get<std::string>());
+  }
+  EXPECT_EQ(named, pipes) << "one pipe per READ";
+  const auto leaks = harness::findings_with_tag(report, "LEAK");
+  ASSERT_FALSE(leaks.empty());
+  bool mentions = false;
+  for (const auto& f : leaks) mentions = mentions || f.at("message").get<std::string>().find(" On pipe:[") != std::string::npos;
+  EXPECT_TRUE(mentions) << leaks[0].dump();
+}
+
+// pollretry-file: READs on a tracefs instance's trace_pipe, a regular file that can only
+// be polled. POLL-RETRY (WARN) names it by the path the injector opened, and its file row
+// counts every arm.
+TEST_F(Files, PollRetryNamesTheFileThatWaitedOnPoll) {
+  auto [report, gt] = run_scenario({"pollretry-file", "20"}, 0, {}, {"--files"});
+  const std::string path = gt.find("label", "poll_file").at("path");
+  const auto found = harness::findings_with_tag(report, "POLL-RETRY");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].at("severity"), "WARN");
+  EXPECT_NE(found[0].at("message").get<std::string>().find(" All on " + path + "."), std::string::npos)
+      << found[0].at("message");
+  long long armed = 0;
+  for (const auto& row : ring_of(report, gt).at("files"))
+    if (row.at("name") == path) armed += num(row, "poll_armed");
+  EXPECT_EQ(armed, gt.value("armed"));
+}
+
+// hazard-overlap under --check --files: every pair's first READ reads pipe 0 and its
+// second pipe 1, and each hazard record names both.
+TEST_F(Files, HazardsNameTheFilesOfBothRequests) {
+  auto [report, gt] = run_scenario({"hazard-overlap", "3"}, 0, {}, {"--check", "--files"});
+  const auto& names = gt.find("label", "hazard_files");
+  const auto& records = report.at("hazards").at("records");
+  ASSERT_EQ(static_cast<long long>(records.size()), gt.value("overlaps"));
+  for (const auto& h : records) {
+    SCOPED_TRACE(h.dump());
+    EXPECT_EQ(h.at("first").at("file"), names.at("first"));
+    EXPECT_EQ(h.at("second").at("file"), names.at("second"));
+  }
+  const auto found = harness::findings_with_tag(report, "HAZARD");
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NE(found[0].at("message").get<std::string>().find(" on " + names.at("first")), std::string::npos)
+      << found[0].at("message");
 }
 
 }  // namespace

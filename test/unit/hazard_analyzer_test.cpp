@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,46 @@ TEST(HazardAnalyzer, TwoReadsIntoOverlappingBytesWhileBothInFlight) {
   EXPECT_EQ(h.records[0].len, 2048u);
   EXPECT_EQ(h.records[0].at_ns, 15u);
   EXPECT_EQ(h.records[0].first.submit_ns, 10u);
+}
+
+// The end record of a request on a file (with --files): the inode's address, number and
+// generation.
+us_check_event end_on(uint64_t req, uint64_t at, uint64_t inode, uint64_t ino) {
+  us_check_event e = end(req, at);
+  e.addr = inode;
+  e.len = ino;
+  e.aux = 3;
+  return e;
+}
+
+us_file_name pipe_name(uint64_t ino) {
+  us_file_name n{};
+  n.ino = ino;
+  n.mode = 0010600;  // S_IFIFO
+  n.flags = US_FN_PSEUDO;
+  n.components = 1;
+  std::snprintf(n.path, sizeof(n.path), "pipe:[%llu]", static_cast<unsigned long long>(ino));
+  return n;
+}
+
+TEST(HazardAnalyzer, EachRequestIsNamedByTheFileItsEndCarries) {
+  HazardAnalyzer a(kStart);
+  for (const us_check_event& e :
+       {range(0x100, kRead, 0x1000, 4096, 10), range(0x200, kRead, 0x1800, 4096, 15),
+        end_on(0x200, 20, 0xffff0002, 52), end_on(0x100, 25, 0xffff0001, 51)})
+    a.add(e);
+  const FileNames names = {{{.inode = 0xffff0001, .ino = 51, .gen = 3, .pad = 0}, pipe_name(51)}};
+  const HazardInfo h = a.result({}, names);
+  ASSERT_EQ(h.records.size(), 1u);
+  EXPECT_EQ(h.records[0].first.file, "pipe:[51]");
+  // Its end named a file the name table does not hold: said so, not dropped.
+  EXPECT_EQ(h.records[0].second->file, "(unresolved: inode 52)");
+  // Without end records carrying a file (no --files), no name.
+  EXPECT_EQ(run({range(0x100, kRead, 0x1000, 4096, 10), range(0x200, kRead, 0x1800, 4096, 15),
+                 end(0x100, 20), end(0x200, 25)})
+                .records[0]
+                .first.file,
+            "");
 }
 
 TEST(HazardAnalyzer, WhatIsNotAHazard) {

@@ -443,7 +443,7 @@ TEST_F(ReportJson, Leak) {
   const Json& reqs = leak.at("requests");
   ASSERT_EQ(reqs.size(), 5u);
   std::set<std::string> keys{"ring", "op", "opcode", "age_ns", "user_data", "user_data_hex",
-                             "where", "abandoned", "waiting"};
+                             "where", "abandoned", "waiting", "file"};
   for (const Json& r : reqs) {
     EXPECT_EQ(keys_of(r), keys);
     EXPECT_TRUE(r.at("user_data").is_number_unsigned());
@@ -459,12 +459,14 @@ TEST_F(ReportJson, Leak) {
   EXPECT_EQ(reqs[0].at("where"), "io-wq");
   EXPECT_EQ(reqs[0].at("abandoned"), false);
   EXPECT_EQ(reqs[0].at("waiting"), false);
+  EXPECT_TRUE(reqs[0].at("file").is_null());  // no --files
 
   EXPECT_EQ(reqs[1].at("ring").get<unsigned>(), 1u);
   EXPECT_EQ(reqs[1].at("op"), "RECV");
   EXPECT_EQ(reqs[1].at("where"), "poll");
   EXPECT_EQ(reqs[1].at("waiting"), true);
   EXPECT_EQ(reqs[1].at("user_data_hex"), "0x1000");
+  EXPECT_EQ(reqs[1].at("file"), "tcp 127.0.0.1:5432 -> 127.0.0.1:40122");
 
   EXPECT_EQ(reqs[3].at("where"), "issued");
   EXPECT_EQ(reqs[3].at("abandoned"), true);
@@ -636,7 +638,7 @@ const std::set<std::string> kKeyPaths = {
     "leak.requests", "leak.requests[]", "leak.requests[].ring", "leak.requests[].op",
     "leak.requests[].opcode", "leak.requests[].age_ns", "leak.requests[].user_data",
     "leak.requests[].user_data_hex", "leak.requests[].where", "leak.requests[].abandoned",
-    "leak.requests[].waiting", "leak.waiting_samples", "leak.waiting_samples[]",
+    "leak.requests[].waiting", "leak.requests[].file", "leak.waiting_samples", "leak.waiting_samples[]",
     "leak.waiting_samples[].at_ns", "leak.waiting_samples[].requests",
     "workers", "workers[]", "workers[].pid", "workers[].distinct",
     "tool_stats", "tool_stats.rings_full", "tool_stats.opstats_full",

@@ -686,20 +686,31 @@ TEST_F(ReportText, PollRetryWithoutAnOpMarksNoOpRow) {
 TEST_F(ReportText, LeaksSection) {
   auto leaks = std::find(lines.begin(), lines.end(), "leaks (requests in flight longer than 5s)");
   ASSERT_NE(leaks, lines.end());
-  // Columns: ring 4, op 4, age 5 (right-aligned), user_data 18, where 6, then the state.
+  // Columns: ring 4, op 4, age 5 (right-aligned), user_data 18, where 6, the state, and
+  // the file, since one request's file is known ("-" where it is not).
   std::vector<std::string> want{
       "  2 suspected, 3 pending (waiting on an event); oldest 11.9s",
-      "  ring  op      age  user_data           where",
-      "  #0    READ  11.9s  0xdeadbeef00000001  io-wq",
-      "  #1    RECV  10.5s  0x1000              poll    waiting",
-      "  #1    RECV  10.5s  0x1001              poll    waiting",
-      "  #0    READ   8.2s  0x2a                issued  abandoned",
-      "  #1    RECV     7s  0x1002              poll    waiting",
+      "  ring  op      age  user_data           where              file",
+      "  #0    READ  11.9s  0xdeadbeef00000001  io-wq              -",
+      "  #1    RECV  10.5s  0x1000              poll    waiting    tcp 127.0.0.1:5432 -> 127.0.0.1:40122",
+      "  #1    RECV  10.5s  0x1001              poll    waiting    -",
+      "  #0    READ   8.2s  0x2a                issued  abandoned  -",
+      "  #1    RECV     7s  0x1002              poll    waiting    -",
   };
   ASSERT_GT(lines.end() - leaks, static_cast<std::ptrdiff_t>(want.size()));
   auto after = leaks + 1 + static_cast<std::ptrdiff_t>(want.size());
   EXPECT_EQ(std::vector<std::string>(leaks + 1, after), want);
   EXPECT_EQ(leaks[want.size() + 1], "");  // all five listed: no "more" line
+}
+
+TEST_F(ReportText, LeaksWithoutKnownFilesHaveNoFileColumn) {
+  for (PendingRequest& r : snap.leak.requests) r.file.clear();
+  const auto text = lines_of(render(snap, findings));
+  auto leaks = std::find(text.begin(), text.end(), "leaks (requests in flight longer than 5s)");
+  ASSERT_NE(leaks, text.end());
+  EXPECT_EQ(leaks[2], "  ring  op      age  user_data           where");
+  EXPECT_EQ(leaks[3], "  #0    READ  11.9s  0xdeadbeef00000001  io-wq");
+  EXPECT_EQ(leaks[5], "  #1    RECV  10.5s  0x1001              poll    waiting");
 }
 
 TEST_F(ReportText, LeaksListTheOldestTenThenCountTheRest) {

@@ -16,7 +16,8 @@ namespace {
 
 constexpr uint64_t kMs = 1'000'000;
 
-// `n` reaps of `lag_ns` each, every one seen within `gap_ns`.
+// `n` reaps of `lag_ns` each, every one seen within `gap_ns`: each certainly took
+// `lag_ns - gap_ns`.
 Ring ring_with_reaps(uint64_t n, uint64_t lag_ns, uint64_t gap_ns = 500'000) {
   Ring ring;
   ring.id = 3;
@@ -24,6 +25,7 @@ Ring ring_with_reaps(uint64_t n, uint64_t lag_ns, uint64_t gap_ns = 500'000) {
   ring.boundary.cq_depth_sum = n;
   ring.boundary.cq_depth_max = 1;
   ring.boundary.reap_lag = report_test::uniform_histogram(n, lag_ns);
+  ring.boundary.reap_lag_min = report_test::uniform_histogram(n, lag_ns > gap_ns ? lag_ns - gap_ns : 0);
   ring.boundary.reap_gap_sum_ns = n * gap_ns;
   ring.boundary.reap_gap_max_ns = gap_ns;
   return ring;
@@ -42,6 +44,19 @@ std::vector<Finding> reap_lag_findings(const Snapshot& snap) {
   for (const Finding& f : evaluate(snap))
     if (f.tag == kTagReapLag) out.push_back(f);
   return out;
+}
+
+TEST(ReapLag, LooksThatCameLateMakeNoFinding) {
+  // Upper bounds of 25 ms, but each reap was first looked for 24.5 ms after the post (a
+  // timer run late on a loaded guest): the CQEs certainly waited only 0.5 ms.
+  EXPECT_TRUE(reap_lag_findings(measured({ring_with_reaps(30, 25 * kMs, 24'500'000)})).empty());
+  // The same upper bounds seen within 1 ms: they waited at least 24 ms.
+  const auto found = reap_lag_findings(measured({ring_with_reaps(30, 25 * kMs, kMs)}));
+  ASSERT_EQ(found.size(), 1u);
+  bool judged = false;
+  for (const Evidence& e : found[0].evidence)
+    if (e.key == "at_least_p99_ns") judged = std::get<int64_t>(e.value) >= 20 * static_cast<int64_t>(kMs);
+  EXPECT_TRUE(judged);
 }
 
 TEST(ReapLag, WarnsWhenTheP99IsPastTheThreshold) {
