@@ -46,6 +46,17 @@ RATIO_TARGETS = [
     ("--files vs default, NOP", "nop", "uringscope-files", "uringscope", 1.15, None),
     ("--files vs default, page-cache reads", "read", "uringscope-files", "uringscope", 1.75,
      None),
+    # Issue 19: against the physical limit of the design, the default mode's own programs
+    # on its own hooks returning at once (uringscope-limit), and --trace against the floor
+    # on every workload.
+    ("default vs empty-program limit, NOP", "nop", "uringscope", "uringscope-limit", 2.0, None),
+    ("default vs empty-program limit, page-cache reads", "read", "uringscope", "uringscope-limit",
+     1.6, None),
+    ("default vs empty-program limit, punted reads", "read-async", "uringscope",
+     "uringscope-limit", 1.6, None),
+    ("--trace vs floor, page-cache reads", "read", "uringscope-trace", "floor", 1.5, None),
+    ("--trace vs floor, punted reads", "read-async", "uringscope-trace", "floor", 1.5, None),
+    ("--trace vs floor, O_DIRECT reads", "read-direct", "uringscope-trace", "floor", 1.5, None),
     # Issue 13: exact matching must not cost more than a tenth over the previous build.
     ("default vs previous build, NOP", "nop", "uringscope", "uringscope-prev", 1.1, None),
     ("default vs previous build, page-cache reads", "read", "uringscope", "uringscope-prev", 1.1,
@@ -64,7 +75,7 @@ DOCTOR_PROGRAMS = ("usc_sched", "usc_poll_arm", "usc_task_add", "usc_tw_run", "u
 
 TRACER_ORDER = ["none", "uringscope", "uringscope-prev", "uringscope-trace", "uringscope-check",
                 "uringscope-boundary", "uringscope-noboundary", "uringscope-files",
-                "uringscope-spine",
+                "uringscope-spine", "uringscope-limit",
                 "uringscope-noenter", "floor", "bpftrace", "perf"]
 WORKLOAD_ORDER = ["nop", "read", "read-async", "read-direct", "nop-ctxsw", "syscall"]
 DEVICE_BOUND = {"read-direct"}

@@ -33,13 +33,16 @@ usage: bench/run.sh [options]
                          sched_switch-heavy case), traced by none, uringscope, floor only
                          syscall: getppid() in a loop, no io_uring (what a tracer adds
                          to every other syscall), traced by none, uringscope, floor only
-  --tracers LIST       comma-separated (default uringscope,uringscope-trace,
+  --tracers LIST       comma-separated (default uringscope,uringscope-limit,uringscope-trace,
                        uringscope-check,uringscope-spine,floor,bpftrace,perf); tracers whose tool is
                        missing are skipped with a note (uringscope-spine needs
                        URINGSCOPE_SKIP_FEATURES support in uringscope);
                        uringscope-noboundary is uringscope --no-boundary (the
                        default mode without the boundary); uringscope-files is
                        uringscope --files (per-file attribution);
+                       uringscope-limit is the default mode's own programs on its
+                       own hooks, each returning at once (URINGSCOPE_EMPTY_PROGRAMS=1):
+                       the physical limit of the design;
                        uringscope-boundary is
                        uringscope --boundary (the default, named for old comparisons);
                        uringscope-prev is the binary in $BENCH_PREV_URINGSCOPE (an
@@ -67,7 +70,7 @@ build_dir=${BENCH_BUILD_DIR:-$root/build}
 reps=8
 seconds=2
 workloads=nop,read,read-async,read-direct,nop-ctxsw,syscall
-tracers=uringscope,uringscope-trace,uringscope-check,uringscope-spine,floor,bpftrace,perf
+tracers=uringscope,uringscope-limit,uringscope-trace,uringscope-check,uringscope-spine,floor,bpftrace,perf
 depth=32
 batch=8
 cpu=""
@@ -247,7 +250,7 @@ proc_cpu_ns() {
 
 have_tracer() {
   case $1 in
-    none | uringscope | uringscope-trace | uringscope-check | uringscope-boundary | uringscope-noboundary | uringscope-files | uringscope-noenter | floor) return 0 ;;
+    none | uringscope | uringscope-trace | uringscope-check | uringscope-boundary | uringscope-noboundary | uringscope-files | uringscope-noenter | uringscope-limit | floor) return 0 ;;
     uringscope-prev) [[ -x ${BENCH_PREV_URINGSCOPE:-} ]] ;;
     uringscope-spine) ((spine_ok)) ;;
     bpftrace) command -v bpftrace >/dev/null ;;
@@ -288,6 +291,9 @@ start_tracer() {
     uringscope-boundary) "$uringscope" --boundary -p "$target" >"$log" 2>&1 & ;;
     uringscope-noboundary) "$uringscope" --no-boundary -p "$target" >"$log" 2>&1 & ;;
     uringscope-files) "$uringscope" --files -p "$target" >"$log" 2>&1 & ;;
+    # The physical limit of this design: the default mode's programs on its hooks, each
+    # returning at once (URINGSCOPE_EMPTY_PROGRAMS, bench only).
+    uringscope-limit) env URINGSCOPE_EMPTY_PROGRAMS=1 "$uringscope" -p "$target" >"$log" 2>&1 & ;;
     uringscope-prev) "$BENCH_PREV_URINGSCOPE" -p "$target" >"$log" 2>&1 & ;;
     floor) "$floor" >"$log" 2>&1 & ;;
     bpftrace) bpftrace -B line "$bt_script" "$target" >"$log" 2>&1 & ;;

@@ -309,6 +309,7 @@ static __always_inline void on_complete(void *ctx, bool direct, __u64 req_addr,
 SEC("tp_btf/io_uring_complete")
 int BPF_PROG(usc_cqe, struct io_ring_ctx *ring_ctx, void *req, struct io_uring_cqe *cqe)
 {
+	US_EMPTY_EXIT();
 	on_complete(ring_ctx, true, (__u64)req, cqe->user_data, cqe->res, cqe->flags);
 	return 0;
 }
@@ -316,6 +317,7 @@ int BPF_PROG(usc_cqe, struct io_ring_ctx *ring_ctx, void *req, struct io_uring_c
 SEC("tp_btf/io_uring_complete")
 int BPF_PROG(usc_cqe_req, void *ring_ctx, void *req, __u64 user_data, int res, unsigned int cflags)
 {
+	US_EMPTY_EXIT();
 	on_complete(ring_ctx, false, (__u64)req, user_data, res, cflags);
 	return 0;
 }
@@ -323,6 +325,7 @@ int BPF_PROG(usc_cqe_req, void *ring_ctx, void *req, __u64 user_data, int res, u
 SEC("tp_btf/io_uring_complete")
 int BPF_PROG(usc_cqe_old, void *ring_ctx, __u64 user_data, int res, unsigned int cflags)
 {
+	US_EMPTY_EXIT();
 	on_complete(ring_ctx, false, 0, user_data, res, cflags);
 	return 0;
 }
@@ -336,6 +339,7 @@ int BPF_PROG(usc_cqe_old, void *ring_ctx, __u64 user_data, int res, unsigned int
 SEC("tp_btf/io_uring_cqe_overflow")
 int BPF_PROG(usc_cqe_ovf, void *ring_ctx, __u64 user_data, __s32 res, __u32 cflags, void *ocqe)
 {
+	US_EMPTY_EXIT();
 	__u32 ring = ring_lookup((__u64)ring_ctx);
 	struct us_inflight *w;
 	__u64 req;

@@ -62,6 +62,7 @@ static __always_inline void on_punt(struct io_kiocb *req, __u64 req_addr, int ha
 SEC("tp_btf/io_uring_queue_async_work")
 int BPF_PROG(usc_punt, struct io_kiocb *req, int rw)
 {
+	US_EMPTY_EXIT();
 	on_punt(req, tp_arg_bits(ctx, 0), rw, true);
 	return 0;
 }
@@ -70,6 +71,7 @@ SEC("tp_btf/io_uring_queue_async_work")
 int BPF_PROG(usc_punt_518, void *ring_ctx, void *req, __u64 user_data, __u8 opcode,
 	     unsigned int flags, void *work, int rw)
 {
+	US_EMPTY_EXIT();
 	on_punt(req, (__u64)req, rw, false);
 	return 0;
 }
@@ -77,6 +79,7 @@ int BPF_PROG(usc_punt_518, void *ring_ctx, void *req, __u64 user_data, __u8 opco
 SEC("tp_btf/io_uring_queue_async_work")
 int BPF_PROG(usc_punt_515, void *ring_ctx, int rw, void *req)
 {
+	US_EMPTY_EXIT();
 	on_punt(req, (__u64)req, rw, false);
 	return 0;
 }

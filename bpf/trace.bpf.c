@@ -14,6 +14,7 @@
 SEC("tp_btf/io_uring_file_get")
 int BPF_PROG(usc_file_get, struct io_kiocb *req, int fd)
 {
+	US_EMPTY_EXIT();
 	struct us_inflight *w = inflight_find(tp_arg_bits(ctx, 0));
 	struct us_trace_args t = { .kind = US_TR_ISSUE };
 

@@ -83,6 +83,9 @@ TracerConfig tracer_config(const Options& opts, const Targets& targets, const Ta
   config.boundary = opts.boundary;
   config.files = opts.files;
   config.liburing = opts.liburing;
+  // bench/'s empty-program limit only (bench/README.md): never set in real use.
+  const char* empty = std::getenv("URINGSCOPE_EMPTY_PROGRAMS");
+  config.empty_programs = empty && std::string_view(empty) == "1";
   return config;
 }
 

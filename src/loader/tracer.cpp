@@ -236,6 +236,7 @@ void Tracer::open_configured(const KernelSupport& support, const std::set<std::s
   ro->self_tgid = static_cast<uint32_t>(getpid());
   ro->boundary_on = config_.boundary;
   ro->files_on = config_.files;
+  ro->empty_programs = config_.empty_programs;
   ro->aux_req_on = bpf_program__autoload(skel_->progs.usc_aux_req);
 }
 
