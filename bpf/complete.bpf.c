@@ -29,11 +29,13 @@
 #define US_ECANCELED 125
 #define US_ERESTARTSYS 512 /* kernel-internal: a blocked io-wq request interrupted at exit */
 
+/* ts: the CQE program's own clock read, or 0 where it has none. */
 static __always_inline void trace_cqe(void *ring_ctx, __u64 req, __u64 user_data, __u32 ring,
-				      __u8 opcode, __s32 res, __u32 cflags)
+				      __u8 opcode, __s32 res, __u32 cflags, __u64 ts)
 {
-	struct us_trace_args t = { .req = req, .user_data = user_data, .ring = ring, .res = res,
-				   .cflags = cflags, .kind = US_TR_COMPLETE, .opcode = opcode };
+	struct us_trace_args t = { .ts = ts, .req = req, .user_data = user_data, .ring = ring,
+				   .res = res, .cflags = cflags, .kind = US_TR_COMPLETE,
+				   .opcode = opcode };
 
 	t.aux = cq_depth(ring_ctx);
 	trace_emit(&t);
@@ -133,7 +135,7 @@ static __always_inline void complete_tracked(void *ring_ctx, struct us_inflight 
 		return;
 	count_cqe(os, res, cflags);
 	if (trace_on)
-		trace_cqe(ring_ctx, w->req, w->user_data, w->ring, w->opcode, res, cflags);
+		trace_cqe(ring_ctx, w->req, w->user_data, w->ring, w->opcode, res, cflags, now);
 	if (cflags & US_CQE_F_MORE) {
 		file_count_tracked(&seen, res, cflags, US_NO_LATENCY);
 		if (is_zero_copy_send(w->opcode) && !(w->state & US_IF_ZC_WAIT))
@@ -187,7 +189,7 @@ static __always_inline void complete_untracked(void *ring_ctx, __u32 ring, __u64
 	if (!req_addr) {
 		ring_count(ring, US_RC_UNTRACKED_CQES, 1);
 		if (trace_on)
-			trace_cqe(ring_ctx, 0, 0, ring, US_OP_OTHER, res, cflags);
+			trace_cqe(ring_ctx, 0, 0, ring, US_OP_OTHER, res, cflags, 0);
 		return;
 	}
 	opcode = req_opcode((struct io_kiocb *)req_addr, false);
@@ -196,7 +198,7 @@ static __always_inline void complete_untracked(void *ring_ctx, __u32 ring, __u64
 		return;
 	count_cqe(os, res, cflags);
 	if (trace_on)
-		trace_cqe(ring_ctx, req_addr, 0, ring, (__u8)op_slot(opcode), res, cflags);
+		trace_cqe(ring_ctx, req_addr, 0, ring, (__u8)op_slot(opcode), res, cflags, 0);
 	opstat_count(os, US_OC_UNTRACKED);
 	if (files_on && req_addr) {
 		struct us_file_hit hit = {};
@@ -225,7 +227,7 @@ static __always_inline void on_zc_notif(void *ring_ctx, __u32 ring, __u64 user_d
 		tool_count(US_TOOL_NOTIF_NO_REQ);
 		ring_count(ring, US_RC_UNTRACKED_CQES, 1);
 		if (trace_on)
-			trace_cqe(ring_ctx, 0, user_data, ring, US_OP_OTHER, res, cflags);
+			trace_cqe(ring_ctx, 0, user_data, ring, US_OP_OTHER, res, cflags, 0);
 		return;
 	}
 	os = opstat_row(w->opstat);
@@ -234,7 +236,7 @@ static __always_inline void on_zc_notif(void *ring_ctx, __u32 ring, __u64 user_d
 	opstat_count(os, US_OC_COMPLETED);
 	opstat_count(os, US_OC_ZC_NOTIFS);
 	if (trace_on)
-		trace_cqe(ring_ctx, 0, user_data, ring, w->opcode, res, cflags);
+		trace_cqe(ring_ctx, 0, user_data, ring, w->opcode, res, cflags, now);
 	if (w->state & US_IF_ZC_SHARED) {
 		w->state &= ~US_IF_ZC_SHARED; /* the other send's notification is still owed */
 		return;

@@ -175,8 +175,8 @@ static __always_inline void on_submit(struct io_kiocb *req, __u64 req_addr, bool
 	if (check_on)
 		check_submit(req, req_addr, ring, opcode, user_data, flags);
 	if (trace_on) {
-		struct us_trace_args t = { .req = req_addr, .user_data = user_data, .ring = ring,
-					   .kind = US_TR_SUBMIT, .opcode = opcode };
+		struct us_trace_args t = { .ts = now, .req = req_addr, .user_data = user_data,
+					   .ring = ring, .kind = US_TR_SUBMIT, .opcode = opcode };
 
 		trace_emit(&t);
 	}

@@ -4,6 +4,8 @@
  * when the issuing thread assigns the request's file (since 5.18 at issue time, so for a
  * punted request inside the io-wq worker that runs it): the worker's tid is what puts
  * the request on its track. Fixed files emit nothing, and 5.15-5.17 fire it at submit.
+ * Issues on other threads than io threads are inline and emit nothing: the submit
+ * record says the same (a page-cache read pays two records, not three).
  *
  *   usc_file_get  io_uring_file_get(req, fd)   6.0+
  */
@@ -15,10 +17,15 @@ SEC("tp_btf/io_uring_file_get")
 int BPF_PROG(usc_file_get, struct io_kiocb *req, int fd)
 {
 	US_EMPTY_EXIT();
-	struct us_inflight *w = inflight_find(tp_arg_bits(ctx, 0));
 	struct us_trace_args t = { .kind = US_TR_ISSUE };
+	struct us_inflight *w;
 
-	if (!trace_on || !w)
+	/* Only a hop to an io thread (an io-wq worker picking a punted request up) is news:
+	 * an inline issue happens on the submitting thread, at its submit record. */
+	if (!trace_on || !current_is_io_thread())
+		return 0;
+	w = inflight_find(tp_arg_bits(ctx, 0));
+	if (!w)
 		return 0;
 	t.req = w->req;
 	t.user_data = w->user_data;
