@@ -13,6 +13,11 @@ Choice<SubmitShape> choose_submit(const btf* vmlinux);
 Choice<CompleteShape> choose_complete(const btf* vmlinux);
 Choice<PuntShape> choose_punt(const btf* vmlinux);
 
+// Turns a spine choice off, naming the helpers, when its program calls BPF helpers the
+// kernel lacks, whatever the tracepoint's shape (helper_floor.cpp).
+void require_spine_helpers(const btf* vmlinux, Choice<SubmitShape>& submit,
+                           Choice<CompleteShape>& complete);
+
 // io_uring events read in one or two shapes (event_choosers.cpp).
 Choice<bool> choose_create(const btf* vmlinux);
 Choice<bool> choose_overflow(const btf* vmlinux);

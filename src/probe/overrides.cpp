@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <string>
+#include <string_view>
 
 #include "util/error.h"
 
@@ -13,6 +15,18 @@ namespace {
 void drop_programs_of(KernelSupport& support, FeatureId feature) {
   std::erase_if(support.programs,
                 [&](const std::string& p) { return feature_of_program(p) == feature; });
+}
+
+// A required feature's off-reason without the loss it ends with: the refusal says why,
+// and what is lost is everything.
+std::string cause_of(const FeatureState& f, std::string_view loss) {
+  std::string_view detail = f.detail;
+  if (!loss.empty() && detail.ends_with(loss)) {
+    detail.remove_suffix(loss.size());
+    while (!detail.empty() && (detail.back() == ' ' || detail.back() == ':' || detail.back() == ';'))
+      detail.remove_suffix(1);
+  }
+  return std::string(detail);
 }
 
 }  // namespace
@@ -41,11 +55,17 @@ void skip_features(KernelSupport& support, const std::vector<std::string>& featu
 
 void check_runnable(const KernelSupport& support, bool follow) {
   if (support.tier == Tier::Unsupported) {
-    std::string off;
+    std::string why;
     for (const FeatureState& f : support.features) {
-      if (!f.enabled) off += fmt::format("\n  {}: {}", f.name, f.detail);
+      const auto id = feature_by_name(f.name);
+      if (f.enabled || !id || !feature_spec(*id).required) continue;
+      why += fmt::format("{}{}: {}", why.empty() ? "" : "; ", f.name,
+                         cause_of(f, feature_spec(*id).loss));
     }
-    throw Error("this kernel's io_uring tracepoints are not usable:" + off);
+    if (why.empty()) why = "no usable submit and complete programs";
+    throw Error(fmt::format(
+        "this kernel is not supported (tier unsupported): {} (uringscope --version shows every feature)",
+        why));
   }
   if (follow && !feature_on(support.features, FeatureId::Fork)) {
     throw Error("-f needs the sched_process_fork tracepoint, which this kernel lacks");

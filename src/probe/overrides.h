@@ -21,8 +21,8 @@ void force_programs(KernelSupport& support, const std::vector<std::string>& prog
 // Throws Error for a required feature or a name not in the table.
 void skip_features(KernelSupport& support, const std::vector<std::string>& features);
 
-// Throws Error when the run cannot go ahead: no usable spine, or -f without the fork
-// tracepoint.
+// Throws Error when the run cannot go ahead: no usable spine (one line naming why each
+// required feature is off), or -f without the fork tracepoint.
 void check_runnable(const KernelSupport& support, bool follow);
 
 }  // namespace uringscope

@@ -32,8 +32,8 @@ bool punt_usable(PuntShape shape) {
   return shape != PuntShape::None && shape != PuntShape::Unrecognised;
 }
 
-Tier choose_tier(const KernelSupport& support) {
-  if (!submit_usable(support.submit) || !complete_usable(support.complete))
+Tier choose_tier(const KernelSupport& support, bool spine_loadable) {
+  if (!spine_loadable || !submit_usable(support.submit) || !complete_usable(support.complete))
     return Tier::Unsupported;
   if (complete_has_req(support.complete) && punt_usable(support.punt)) return Tier::Full;
   return Tier::Legacy;
@@ -84,8 +84,9 @@ KernelSupport probe_kernel(const struct btf* vmlinux, const ProbeEnvironment& en
   if (vmlinux == nullptr) return without_btf();
 
   KernelSupport support;
-  const auto submit = choose_submit(vmlinux);
-  const auto complete = choose_complete(vmlinux);
+  auto submit = choose_submit(vmlinux);
+  auto complete = choose_complete(vmlinux);
+  require_spine_helpers(vmlinux, submit, complete);
   const auto punt = choose_punt(vmlinux);
   const auto create = choose_create(vmlinux);
   const auto overflow = choose_overflow(vmlinux);
@@ -100,7 +101,7 @@ KernelSupport probe_kernel(const struct btf* vmlinux, const ProbeEnvironment& en
   support.fd_walk = fd_walk.shape;
   support.enter = enter.shape;
   support.req_bits = find_req_bits(vmlinux);
-  support.tier = choose_tier(support);
+  support.tier = choose_tier(support, !submit.program.empty() && !complete.program.empty());
 
   // The feature rows, in table order, with the programs that serve them.
   auto add = [&support](FeatureId id, const auto& choice) { add_feature(support, id, choice); };

@@ -88,7 +88,8 @@ struct KernelSupport {
 
 // Decides everything from `vmlinux` (kernel BTF) and `env`. Never fails: a missing or
 // unrecognised tracepoint turns one feature off with a reason; only a kernel with no
-// usable submit or complete tracepoint is Tier::Unsupported.
+// usable submit or complete tracepoint, or without the BPF helpers their programs call,
+// is Tier::Unsupported.
 KernelSupport probe_kernel(const struct btf* vmlinux, const ProbeEnvironment& env);
 
 KernelInfo kernel_info(const KernelSupport& support, const std::string& release);

@@ -4,11 +4,13 @@
 #
 #   test/vmtest/guest.sh --kernel NAME --build DIR --results DIR [--steps LIST]
 #
-#   --kernel NAME  the [NAME] section of test/kernels.txt to hold `--version` to
+#   --kernel NAME  the [NAME] section of the matrix to hold `--version` to
+#   --matrix FILE  the matrix (default test/kernels.txt; run.sh passes its copy)
 #   --build DIR    the build tree (uringscope, test/kernel_tests, test/faults/inject)
 #   --results DIR  writable dir for logs, version-NAME.txt, effectiveness-NAME.md and
 #                  summary.txt
-#   --steps LIST   comma-separated subset of version,load,kernel,faults (default: all)
+#   --steps LIST   comma-separated subset of version,load,kernel,faults,refuse (default:
+#                  the row's `steps`, else version,load,kernel,faults)
 #                  Env: VMTEST_KERNEL_TESTS_TIMEOUT, VMTEST_FAULTS_TIMEOUT (s, default 1200)
 #   --no-summary   write the summary to RESULTS/summary.txt only (run.sh prints it)
 #   --plan FILE    only print which tests and scenarios would be skipped on a kernel whose
@@ -16,11 +18,15 @@
 #                  uname -r), and exit; needs --build for the test list, not --results
 #
 # Steps: (version) uname -r and every tier/feature line of `uringscope --version` must be
-# what test/kernels.txt says; (load) `uringscope -v -- true` must load and attach, else
-# the verifier's reason per rejected program is shown; (kernel) build/test/kernel_tests,
+# what the matrix says; (load) `uringscope -v -- true` must load and attach, else the
+# verifier's reason per rejected program is shown; (kernel) build/test/kernel_tests,
 # minus the tests whose needs (test/vmtest/requirements.txt) the kernel does not meet;
-# (faults) test/faults/run.sh, minus the scenarios whose needs are not met. Skipped tests are listed, never counted as
-# passed. Prints a summary (also to RESULTS/summary.txt); exits 1 if anything failed.
+# (faults) test/faults/run.sh, minus the scenarios whose needs are not met; (refuse, on
+# a row of tier unsupported only) a command, -p and -a must each be refused with the
+# row's one `refusal` line, exit 1, the command never started and no BPF attach made.
+# Load, kernel and faults cannot run on an unsupported row: asking for them fails.
+# Skipped tests are listed, never counted as passed. Prints a summary (also to
+# RESULTS/summary.txt); exits 1 if anything failed.
 set -uo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -28,7 +34,8 @@ root=$(cd "$here/../.." && pwd)
 kernel=
 build=$root/build
 results=
-steps=version,load,kernel,faults
+steps=
+matrix=$root/test/kernels.txt
 print_summary=1
 plan=
 kernel_timeout=${VMTEST_KERNEL_TESTS_TIMEOUT:-1200}
@@ -39,6 +46,7 @@ while (($#)); do
     --build) build=$2; shift 2 ;;
     --results) results=$2; shift 2 ;;
     --steps) steps=$2; shift 2 ;;
+    --matrix) matrix=$2; shift 2 ;;
     --no-summary) print_summary=0; shift ;;
     --plan) plan=$2; shift 2 ;;
     *) echo "guest.sh: unknown argument $1" >&2; exit 2 ;;
@@ -48,7 +56,6 @@ if [[ -z $plan ]]; then
   [[ -n $kernel && -n $results ]] || { echo "guest.sh: --kernel and --results are required" >&2; exit 2; }
   mkdir -p "$results" || exit 2
 fi
-matrix=$root/test/kernels.txt
 reqfile=$here/requirements.txt
 uringscope=$build/uringscope
 kernel_tests=$build/test/kernel_tests
@@ -216,140 +223,8 @@ ensure_features() {
   parse_version "$out"
 }
 
-# --- step 3: the kernel tier of the test suite ------------------------------------------
-
-step_kernel_tests() {
-  banner "kernel tier: build/test/kernel_tests"
-  ensure_features
-  local list tests=() test why skipped=() t0 log=$results/kernel_tests.log
-  if ! list=$("$kernel_tests" --gtest_list_tests 2>&1); then
-    fail "kernel tests: cannot list tests: $(head -c 300 <<<"$list")"
-    return
-  fi
-  local suite=
-  while IFS= read -r line; do
-    if [[ $line =~ ^([A-Za-z0-9_/]+)\.$ ]]; then suite=${BASH_REMATCH[1]}
-    elif [[ $line =~ ^[[:space:]]+([A-Za-z0-9_/]+) ]]; then tests+=("$suite.${BASH_REMATCH[1]}")
-    fi
-  done <<<"$list"
-  for name in $(awk '$1 == "test" { print $2 }' "$reqfile"); do
-    [[ " ${tests[*]} " == *" $name "* ]] ||
-      note "     stale: requirements.txt names test $name, which kernel_tests does not have"
-  done
-  local filter=
-  for test in "${tests[@]}"; do
-    # shellcheck disable=SC2046
-    why=$(unmet $(needs_of test "$test"))
-    if [[ -n $why ]]; then
-      skipped+=("$test: needs $why")
-      filter+=":$test"
-    fi
-  done
-  local args=()
-  if [[ -n $filter ]]; then
-    args+=("--gtest_filter=-${filter#:}")
-    echo "skipped (kernel requirement not met), excluded with ${args[0]}:"
-    printf '  %s\n' "${skipped[@]}"
-  fi
-  t0=$(now)
-  timeout -k 10 "$kernel_timeout" "$kernel_tests" "${args[@]}" \
-    --gtest_output="xml:$results/kernel_tests.xml" 2>&1 | tee "$log"
-  local status=${PIPESTATUS[0]}
-  local took passed failed_names
-  took=$(secs "$t0" "$(now)")
-  passed=$(grep -c '^\[       OK \]' "$log")
-  failed_names=$(sed -n 's/^\[  FAILED  \] \([A-Za-z0-9_/]*\.[A-Za-z0-9_/]*\) (.*/\1/p' "$log" | sort -u)
-  local nfailed
-  nfailed=$(grep -c . <<<"$failed_names")
-  if ((status == 124 || status == 137)); then
-    fail "kernel tests: timed out after ${kernel_timeout}s ($passed passed before that)"
-  elif ((status != 0 || nfailed > 0)); then
-    fail "kernel tests: $passed passed, $nfailed failed, ${#skipped[@]} skipped (exit $status, $took s)"
-    local name shown=0
-    for name in $failed_names; do
-      note "       FAILED $name"
-      shown=$((shown + 1))
-      ((shown > 5)) && continue
-      # The failure messages: what gtest printed between RUN and FAILED for that test.
-      while IFS= read -r l; do note "$l"; done < <(
-        awk -v t="$name" '
-          index($0, "[ RUN      ] " t) == 1 && length($0) == length(t) + 13 { on = 1; next }
-          on && index($0, "[  FAILED  ] " t " (") == 1 { exit }
-          on && NF' "$log" | grep -v '^\[' | head -8 | sed 's/^/         | /')
-    done
-    ((shown > 5)) && note "       (messages of the failures after the first 5: kernel_tests.log)"
-  else
-    note "ok   kernel tests: $passed passed, 0 failed, ${#skipped[@]} skipped ($took s)"
-  fi
-  local s
-  for s in "${skipped[@]}"; do note "     skipped $s"; done
-  return 0
-}
-
-# --- step 4: the fault scenarios ---------------------------------------------------------
-
-step_faults() {
-  banner "fault scenarios: test/faults/run.sh"
-  ensure_features
-  local runsh=$root/test/faults/run.sh scenarios=() run=() skipped=() name why t0
-  local out=$results/effectiveness-$kernel.md log=$results/faults.log
-  mapfile -t scenarios < <(sed -n 's/^score \([A-Za-z0-9_-]*\) .*/\1/p' "$runsh")
-  if ((${#scenarios[@]} == 0)); then
-    fail "faults: found no 'score NAME' lines in test/faults/run.sh"
-    return
-  fi
-  for name in $(awk '$1 == "fault" { print $2 }' "$reqfile"); do
-    [[ " ${scenarios[*]} " == *" $name "* ]] ||
-      note "     stale: requirements.txt names scenario $name, which test/faults/run.sh does not have"
-  done
-  for name in "${scenarios[@]}"; do
-    # shellcheck disable=SC2046
-    why=$(unmet $(needs_of fault "$name"))
-    if [[ -n $why ]]; then skipped+=("$name: needs $why"); else run+=("$name"); fi
-  done
-  if ((${#skipped[@]})); then
-    echo "skipped (kernel requirement not met):"
-    printf '  %s\n' "${skipped[@]}"
-  fi
-  if ((${#run[@]} == 0)); then
-    note "ok   faults: nothing to run, ${#skipped[@]} skipped"
-  else
-    # All runnable: no names, so a scenario added to run.sh later runs too.
-    local names=()
-    ((${#skipped[@]})) && names=("${run[@]}")
-    t0=$(now)
-    timeout -k 10 "$faults_timeout" "$runsh" --uringscope "$uringscope" --inject "$inject" \
-      --out "$out" "${names[@]}" 2>&1 | tee "$log"
-    local status=${PIPESTATUS[0]} took
-    took=$(secs "$t0" "$(now)")
-    local tally passed failed
-    tally=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$log" | tail -1)
-    passed=$(awk '{ print $1 }' <<<"$tally")
-    failed=$(awk '{ print $3 }' <<<"$tally")
-    if ((status == 124 || status == 137)); then
-      fail "faults: timed out after ${faults_timeout}s"
-    elif ((status != 0)) || [[ -z $tally || $failed != 0 ]]; then
-      fail "faults: ${passed:-?} passed, ${failed:-?} failed, ${#skipped[@]} skipped (exit $status, $took s)"
-      while IFS= read -r l; do note "$l"; done < <(grep '^FAIL ' "$log" | sed 's/^/       /')
-    else
-      note "ok   faults: $passed passed, 0 failed, ${#skipped[@]} skipped ($took s)"
-    fi
-    ((passed + failed == ${#run[@]})) 2>/dev/null ||
-      fail "faults: run.sh scored $((passed + failed)) scenarios, ${#run[@]} were asked for"
-  fi
-  if ((${#skipped[@]})) && [[ -e $out ]]; then
-    {
-      echo
-      echo "Skipped on \`$release\` (the kernel does not meet the scenario's needs, from"
-      echo "\`test/vmtest/requirements.txt\`; not counted as passed):"
-      echo
-      printf -- '- %s\n' "${skipped[@]}"
-    } >>"$out"
-  fi
-  local s
-  for s in "${skipped[@]}"; do note "     skipped $s"; done
-  return 0
-}
+# shellcheck source=SCRIPTDIR/guest-steps.sh
+source "$here/guest-steps.sh"
 
 # --- run --------------------------------------------------------------------------------
 
@@ -371,13 +246,30 @@ if [[ -n $plan ]]; then
   exit 0
 fi
 
-for tool in "$uringscope" "$kernel_tests" "$inject"; do
+row_tier=$(section | awk '$1 == "tier" { print $2; exit }')
+row_steps=$(section | awk '$1 == "steps" { print $2; exit }')
+row_steps=${row_steps:-version,load,kernel,faults}
+steps=${steps:-$row_steps}
+needed=("$uringscope")
+has_step kernel && needed+=("$kernel_tests")
+has_step faults && needed+=("$inject")
+for tool in "${needed[@]}"; do
   [[ -x $tool ]] || { fail "missing $tool (build it first)"; }
 done
+if [[ $row_tier == unsupported ]]; then
+  # uringscope refuses to run here, so these steps cannot run: said, never skipped quietly.
+  for step in load kernel faults; do
+    has_step $step && fail "$step: cannot run on [$kernel], tier unsupported (uringscope refuses to run; the refuse step checks that)"
+  done
+  note "     not run on tier unsupported: load, kernel, faults (uringscope refuses to run there)"
+fi
 if ((failures == 0)); then
   # A step that dies half-way (a shell error) must not read as a pass.
-  for step in version load kernel faults; do
-    has_step $step || continue
+  for step in version load kernel faults refuse; do
+    if ! has_step $step; then
+      [[ ,$row_steps, == *,$step,* ]] && note "     not run: $step (not in --steps $steps)"
+      continue
+    fi
     fn=step_$step
     [[ $step == kernel ]] && fn=step_kernel_tests
     $fn || fail "$step: the step itself failed (status $?): see the log above"

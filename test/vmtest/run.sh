@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
 # Boots one kernel of the test matrix (test/kernels.txt) under qemu and runs the
 # kernel-dependent tests inside it: the `uringscope --version` variants against the
-# matrix, the kernel tier of the test suite, and the fault scenarios. As root.
+# matrix, the kernel tier of the test suite, and the fault scenarios; on a kernel below
+# the floor (tier unsupported), the refusal. As root.
 #
 #   test/vmtest/run.sh [OPTIONS] KERNEL [-- COMMAND [ARGS]]
 #
-#   KERNEL                6.1 or 6.12 (a [section] of test/kernels.txt with `boot vmtest`)
+#   KERNEL                a [section] of the matrix with `boot vmtest`: 5.10, 6.1, 6.12,
+#                         7.2, 7.3-rc (test/kernels.txt; docs/kernels.md)
 #   --build DIR           build tree to test (default: build/ of this checkout); it must
 #                         have uringscope, test/kernel_tests and test/faults/inject
 #   --results DIR         where logs and reports go (default: a new /tmp/uringscope-vmtest-*)
-#   --steps LIST          version,load,kernel,faults or a subset (default: all)
+#   --steps LIST          a subset of the row's `steps` (default: all of them):
+#                         version,load,kernel,faults on a supported kernel, version,refuse
+#                         on an unsupported one; a step the row does not have is an error
+#   --matrix FILE         the matrix to read KERNEL from (default test/kernels.txt; the
+#                         canary passes a row of its own)
 #   --timeout SECONDS     kill the guest after this long (default 2400)
 #   --accel auto|tcg|kvm  default auto: KVM only if cpuinfo has vmx/svm and a trial boot
 #                         under KVM works, else TCG (single-threaded, -cpu max:
@@ -18,19 +24,27 @@
 #   -- COMMAND            run COMMAND in the guest instead of the tests (bash, as root, in
 #                         the host root; the results dir is $VMTEST_RESULTS there)
 #
+# The row's `package NAME VERSION SUITE` is fetched with `apt-get download` through an
+# apt configuration of the harness's own per suite (test/vmtest/kernel.sh): the host's
+# apt lists, cache and installed packages never change, whatever the suite. From 7.x
+# Debian splits a kernel into linux-image (a metapackage), linux-binary, linux-modules
+# and linux-base: all are fetched. The initramfs modules are resolved by kmod from the
+# package's own tree (test/vmtest/initramfs.sh).
+#
 # In the guest, test/vmtest/guest.sh runs as root in a chroot of this machine's root
 # (shared read-only over 9p), with an ext4 /tmp on a fresh virtual disk; tests and
 # scenarios whose kernel needs (test/vmtest/requirements.txt) are not met are skipped and
 # listed. Its output comes back live over virtio serial ports.
 #
 # Environment: URINGSCOPE_VMTEST_CACHE (default /var/cache/uringscope-vmtest) holds the
-# unpacked kernel packages, the extracted vmlinux and the initramfs, so that only the
-# first run downloads anything. VMTEST_MEM (MiB, default 2048), VMTEST_SMP (default: all
-# host CPUs), VMTEST_TMP_MB (size of the guest's /tmp, default 1024), VMTEST_APPEND
-# (extra kernel parameters, e.g. loglevel=7 to see the boot on the console log),
-# VMTEST_MONITOR (a path: the QEMU monitor listens there as a unix socket, so that a hung
-# guest's registers can be read with `info registers`; add nokaslr to VMTEST_APPEND to
-# map RIP through the package's System.map).
+# private apt state, the unpacked kernel packages, the extracted vmlinux and the
+# initramfs, so that only the first run downloads anything. VMTEST_MEM (MiB, default
+# 2048), VMTEST_SMP (default: all host CPUs), VMTEST_TMP_MB (size of the guest's /tmp,
+# default 1024), VMTEST_APPEND (extra kernel parameters, e.g. loglevel=7 to see the boot
+# on the console log), VMTEST_MONITOR (a path: the QEMU monitor listens there as a unix
+# socket, so that a hung guest's registers can be read with `info registers`; add
+# nokaslr to VMTEST_APPEND to map RIP through the package's System.map),
+# VMTEST_DEBIAN_MIRROR and VMTEST_DEBIAN_SECURITY_MIRROR (default deb.debian.org).
 #
 # Exit status: 0 when everything in the guest passed, 1 when something failed (the
 # summary says what), 2 for a usage or setup error, 3 when the guest did not finish
@@ -43,7 +57,7 @@ matrix=$root/test/kernels.txt
 cache=${URINGSCOPE_VMTEST_CACHE:-/var/cache/uringscope-vmtest}
 build=$root/build
 results=
-steps=version,load,kernel,faults
+steps=
 timeout_s=2400
 accel=auto
 prepare_only=0
@@ -61,6 +75,7 @@ while (($#)); do
     --build) build=$(cd "$2" && pwd) || die "no build dir $2"; shift 2 ;;
     --results) results=$2; shift 2 ;;
     --steps) steps=$2; shift 2 ;;
+    --matrix) matrix=$(realpath "$2") || die "no matrix $2"; shift 2 ;;
     --timeout) timeout_s=$2; shift 2 ;;
     --accel) accel=$2; shift 2 ;;
     --prepare) prepare_only=1; shift ;;
@@ -73,6 +88,10 @@ done
 [[ -n $kernel ]] || usage
 [[ $accel == auto || $accel == tcg || $accel == kvm ]] || die "--accel auto, tcg or kvm"
 [[ $(id -u) -eq 0 ]] || die "needs root (apt-get, and the guest loads BPF as root)"
+# shellcheck source=SCRIPTDIR/kernel.sh
+source "$here/kernel.sh"
+# shellcheck source=SCRIPTDIR/initramfs.sh
+source "$here/initramfs.sh"
 
 t_start=$(date +%s.%N)
 phase_start=$t_start
@@ -93,11 +112,23 @@ field() {  # key -> value(s) of the [kernel] section's first such line
     on && $1 == key { $1 = ""; sub(/^[[:space:]]+/, ""); print; exit }' "$matrix"
 }
 boot=$(field boot)
-[[ -n $boot ]] || die "no [$kernel] section in test/kernels.txt (known: $(grep -o '^\[[^]]*\]' "$matrix" | tr -d '[]' | tr '\n' ' '))"
-[[ $boot == vmtest ]] || die "[$kernel] is '$boot' in test/kernels.txt, not a kernel this script boots"
-read -r pkg pkg_version _ <<<"$(field package)"
-[[ -n $pkg && -n $pkg_version ]] || die "[$kernel] in test/kernels.txt has no 'package NAME VERSION'"
+[[ -n $boot ]] || die "no [$kernel] section in ${matrix#"$root"/} (known: $(grep -o '^\[[^]]*\]' "$matrix" | tr -d '[]' | tr '\n' ' '))"
+[[ $boot == vmtest ]] || die "[$kernel] is '$boot' in ${matrix#"$root"/}, not a kernel this script boots"
+read -r pkg pkg_version pkg_suite _ <<<"$(field package)"
+[[ -n $pkg && -n $pkg_version && -n $pkg_suite ]] ||
+  die "[$kernel] in ${matrix#"$root"/} has no 'package NAME VERSION SUITE'"
 release=$(field release)
+row_tier=$(field tier)
+row_steps=$(field steps)
+row_steps=${row_steps:-version,load,kernel,faults}
+steps=${steps:-$row_steps}
+# A step the row does not list cannot run there (the kernel, fault and load steps on an
+# unsupported kernel, where uringscope refuses to run): refused here, never skipped.
+for step in ${steps//,/ }; do
+  case $step in version|load|kernel|faults|refuse) ;; *) die "unknown step '$step' (version, load, kernel, faults, refuse)" ;; esac
+  [[ ,$row_steps, == *,$step,* ]] ||
+    die "step '$step' is not one of [$kernel]'s steps ($row_steps; tier ${row_tier:-?}): see its row in ${matrix#"$root"/}"
+done
 
 # --- host packages ----------------------------------------------------------------------
 
@@ -105,8 +136,7 @@ mkdir -p "$cache"
 exec 9>"$cache/.lock"
 flock 9   # one setup at a time: apt and the cache are shared between runs
 
-apt_updated=0
-apt_install() {  # packages missing from the host
+apt_install() {  # packages missing from the host, from the host's own suites
   local missing=() p
   for p in "$@"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -116,136 +146,34 @@ apt_install() {  # packages missing from the host
   if ! DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       "${missing[@]}" >"$cache/apt.log" 2>&1; then
     DEBIAN_FRONTEND=noninteractive apt-get update -qq >>"$cache/apt.log" 2>&1 || true
-    apt_updated=1
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       "${missing[@]}" >>"$cache/apt.log" 2>&1 || { tail -20 "$cache/apt.log" >&2; die "apt-get install failed"; }
   fi
 }
 # qemu, a static busybox for the initramfs, the decompressors for the kernel image and
-# its modules, cpio to pack the initramfs; jq is what test/faults/run.sh needs in the guest
-# (the guest runs the host's own userland).
-apt_install qemu-system-x86 busybox-static xz-utils zstd cpio jq binutils e2fsprogs
+# its modules, cpio to pack the initramfs, kmod (depmod, modprobe) to resolve the
+# modules, the archive keyring for the private apt sources; jq and strace are what the
+# faults and refuse steps need in the guest (the guest runs the host's own userland).
+apt_install qemu-system-x86 busybox-static xz-utils zstd cpio kmod debian-archive-keyring \
+  jq strace binutils e2fsprogs
 phase "host packages"
 
 # --- the kernel ---------------------------------------------------------------------------
 
 kdir=$cache/${pkg}_$pkg_version
 kroot=$kdir/root
-if [[ ! -e $kdir/unpacked ]]; then
-  rm -rf "$kdir"
-  mkdir -p "$kdir/dl"
-  log "downloading $pkg=$pkg_version"
-  fetch() { (cd "$kdir/dl" && apt-get download -q "$pkg=$pkg_version") >"$kdir/download.log" 2>&1; }
-  if ! fetch; then
-    if ((!apt_updated)); then apt-get update -qq >>"$kdir/download.log" 2>&1 || true; apt_updated=1; fi
-    fetch || {
-      cat "$kdir/download.log" >&2
-      echo "vmtest: candidates apt offers now:" >&2
-      apt-cache search "^${pkg%%[0-9]*}" 2>/dev/null | grep -E "^linux-image-${kernel//./\\.}[.-][^ ]*amd64 " | sort -V | tail -5 >&2
-      die "cannot download $pkg=$pkg_version: update [$kernel] in test/kernels.txt"
-    }
-  fi
-  dpkg-deb -x "$kdir"/dl/*.deb "$kroot"
-  rm -rf "$kdir/dl"
-  touch "$kdir/unpacked"
-fi
-vmlinuz=$(ls "$kroot"/boot/vmlinuz-* 2>/dev/null | head -1)
-[[ -f $vmlinuz ]] || die "no /boot/vmlinuz-* in $pkg"
-kver=${vmlinuz##*/vmlinuz-}
-moddir=$kroot/lib/modules/$kver
-[[ -d $moddir ]] || moddir=$kroot/usr/lib/modules/$kver
-[[ -d $moddir ]] || die "no modules dir for $kver in $pkg"
+[[ -e $kdir/unpacked ]] || kernel_fetch "$pkg" "$pkg_version" "$pkg_suite" "$kdir"
+kernel_locate "$kroot"
 [[ -z $release || $release == "$kver" ]] ||
   die "$pkg holds kernel $kver but test/kernels.txt [$kernel] says release $release"
-
-# PVH boot: qemu starts an ELF vmlinux that carries a XEN_ELFNOTE_PHYS32_ENTRY note
-# directly, skipping the bzImage's own decompression (~3.5 s under TCG).
-has_pvh_note() { readelf -n "$1" 2>/dev/null | grep -qE 'Xen.*(0x00000012|PHYS32_ENTRY)'; }
-if [[ ! -e $kdir/vmlinux.done ]]; then
-  rm -f "$kdir/vmlinux"
-  for fmt in 'xz:\xfd7zXZ\x00' 'zstd:\x28\xb5\x2f\xfd'; do
-    tool=${fmt%%:*}
-    for off in $(LC_ALL=C grep -obUaP "${fmt#*:}" "$vmlinuz" | cut -d: -f1); do
-      tail -c +$((off + 1)) "$vmlinuz" | "$tool" -dc >"$kdir/vmlinux.tmp" 2>/dev/null || true
-      if [[ $(head -c 4 "$kdir/vmlinux.tmp" | od -An -tx1 | tr -d ' \n') == 7f454c46 ]]; then
-        mv "$kdir/vmlinux.tmp" "$kdir/vmlinux"
-        break 2
-      fi
-    done
-  done
-  rm -f "$kdir/vmlinux.tmp"
-  if [[ -e $kdir/vmlinux ]] && ! has_pvh_note "$kdir/vmlinux"; then
-    log "the extracted vmlinux has no PVH entry note: booting the bzImage"
-    rm -f "$kdir/vmlinux"
-  fi
-  touch "$kdir/vmlinux.done"
-fi
+kernel_extract_vmlinux "$kdir" "$vmlinuz"
 if [[ -e $kdir/vmlinux ]]; then boot_image=$kdir/vmlinux boot_kind="vmlinux (PVH)"
 else boot_image=$vmlinuz boot_kind="bzImage"; fi
 phase "kernel package"
 
-# --- the initramfs ------------------------------------------------------------------------
-
-# The modules for 9p over virtio, the virtio serial ports and the ext4 /tmp disk, with
-# their dependencies
-# (the package ships no modules.dep: each module's .modinfo says depends=), minus what is
-# built in (modules.builtin), in load order, decompressed for busybox insmod.
-# crc32c_generic: ext4 on 6.12 loads the crc32c hash at mount even without metadata_csum,
-# by name, which no depends= line shows.
-wanted_modules=(virtio_pci virtio_console 9pnet_virtio 9p virtio_blk crc32c_generic ext4)
-decompress_module() {
-  case $1 in
-    *.ko.xz) xz -dc "$1" ;;
-    *.ko.zst) zstd -dc "$1" ;;
-    *.ko.gz) gzip -dc "$1" ;;
-    *) cat "$1" ;;
-  esac
-}
-declare -A modfile visited
-order=()
-resolve_modules() {
-  builtin=$(sed 's|.*/||; s|\.ko$||; s|-|_|g' "$moddir/modules.builtin" 2>/dev/null || true)
-  local f n m
-  while IFS= read -r f; do
-    n=${f##*/}; n=${n%%.ko*}; modfile[${n//-/_}]=$f
-  done < <(find "$moddir/kernel" -name '*.ko*')
-  for m in "${wanted_modules[@]}"; do add_module "$m"; done
-}
-add_module() {  # name: dependencies first
-  local name=${1//-/_} dep deps f
-  [[ -n ${visited[$name]:-} ]] && return
-  visited[$name]=1
-  if grep -qx "$name" <<<"$builtin"; then return; fi
-  f=${modfile[$name]:-}
-  [[ -n $f ]] || die "module $name is neither in $pkg nor built in"
-  deps=$(decompress_module "$f" | tr '\0' '\n' | sed -n 's/^depends=//p' | head -1)
-  for dep in ${deps//,/ }; do add_module "$dep"; done
-  order+=("$name")
-}
-
 busybox=/bin/busybox
 [[ $(readelf -l "$busybox" 2>/dev/null) == *INTERP* ]] && die "$busybox is not static (busybox-static)"
-key=$( {
-  cat "$here/init" "$busybox"
-  echo "${wanted_modules[*]} $kver"
-} | sha256sum | cut -c1-16)
-initramfs=$kdir/initramfs-$key.cpio
-if [[ ! -e $initramfs ]]; then
-  resolve_modules
-  staging=$(mktemp -d)
-  mkdir -p "$staging"/{bin,modules,proc,sys,dev,host,scratch,keep}
-  cp "$busybox" "$staging/bin/busybox"
-  install -m 755 "$here/init" "$staging/init"
-  for m in "${order[@]}"; do
-    decompress_module "${modfile[$m]}" >"$staging/modules/$m.ko"
-    echo "$m.ko" >>"$staging/modules/order"
-  done
-  (cd "$staging" && find . | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) >"$initramfs.tmp"
-  mv "$initramfs.tmp" "$initramfs"
-  rm -rf "$staging"
-  find "$kdir" -maxdepth 1 -name 'initramfs-*.cpio' ! -name "${initramfs##*/}" -delete
-  log "initramfs: busybox, /init and ${order[*]}"
-fi
+initramfs_build "$kdir" "$kroot" "$kver" "$busybox" "$here/init"
 phase "initramfs"
 
 if ((prepare_only)); then
@@ -256,7 +184,10 @@ fi
 
 # --- the guest ----------------------------------------------------------------------------
 
-for tool in uringscope test/kernel_tests test/faults/inject; do
+needed=(uringscope)
+[[ ,$steps, == *,kernel,* ]] && needed+=(test/kernel_tests)
+[[ ,$steps, == *,faults,* ]] && needed+=(test/faults/inject)
+for tool in "${needed[@]}"; do
   [[ -x $build/$tool || ${#command[@]} -gt 0 ]] || die "$build/$tool is not built (packaging/build.sh, or --build DIR)"
 done
 if [[ -n $results && $(realpath -m "$results")/ == "$root"/* ]]; then
@@ -270,6 +201,9 @@ else
   rm -f "$results"/{status,guest.out,guest.err,console.log,summary.txt}
 fi
 chmod 755 "$results"
+# The guest reads the row from the results dir: the matrix given may live where the guest
+# cannot see it (a canary's under /tmp), and the results keep what was compared.
+cp "$matrix" "$results/matrix.txt"
 guest_scratch=/tmp/vmtest-results
 # The guest gets fresh /tmp and /run: a build tree there, and the source tree it was
 # built from (the tests read files of it, e.g. docs/json.schema.json), are bound back in.
@@ -291,8 +225,8 @@ done
   if ((${#command[@]})); then
     printf 'exec'; printf ' %q' "${command[@]}"; echo
   else
-    printf 'exec %q --kernel %q --build %q --results %q --steps %q --no-summary\n' \
-      "$here/guest.sh" "$kernel" "$build" "$guest_scratch" "$steps"
+    printf 'exec %q --kernel %q --matrix %q --build %q --results %q --steps %q --no-summary\n' \
+      "$here/guest.sh" "$kernel" "$guest_scratch/matrix.txt" "$build" "$guest_scratch" "$steps"
   fi
 } >"$results/cmd.sh"
 
@@ -357,7 +291,7 @@ accel_line=$(pick_accel)
 phase "accelerator"
 flock -u 9
 
-log "kernel $kver ($pkg $pkg_version), boot $boot_kind, accel ${accel_line}, ${smp} CPUs, ${mem} MiB"
+log "kernel $kver ($pkg $pkg_version, $pkg_suite), steps $steps, boot $boot_kind, accel ${accel_line}, ${smp} CPUs, ${mem} MiB"
 log "build $build, results $results"
 : >"$results/guest.out"
 : >"$results/guest.err"
