@@ -4,18 +4,20 @@
 # injector and the benchmark's load generator; bpftrace, perf, fio and GNU time are what
 # bench/ compares uringscope with; fio, qemu-utils and plocate are real io_uring programs
 # that test/real/run.sh checks uringscope on, with strace counting their SQEs; headless
-# Chromium is the browser test/flame/run.sh opens the --flamegraph SVG in.
+# Chromium is the browser test/flame/run.sh opens the --flamegraph SVG in; ncurses draws
+# `uringscope top` (linked statically in the static build), and test/top/run.sh drives
+# it in tmux.
 set -euo pipefail
 packages=(
   build-essential cmake pkg-config clang llvm bpftool
-  libbpf-dev libelf-dev zlib1g-dev
+  libbpf-dev libelf-dev zlib1g-dev libncurses-dev
   libfmt-dev libcli11-dev nlohmann-json3-dev libgtest-dev
   liburing-dev util-linux jq python3 python3-jsonschema
   prometheus python3-yaml
   rpm cpio file man-db groff-base
   bpftrace linux-perf fio time
   qemu-utils plocate strace
-  chromium-headless-shell
+  chromium-headless-shell tmux
 )
 missing=()
 for p in "${packages[@]}"; do

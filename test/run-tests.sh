@@ -2,7 +2,8 @@
 # Builds everything and runs the whole test suite: unit tests, the kernel tier (loads
 # BPF on this machine's kernel: run as root), the static-binary and package checks, and
 # the fault scenarios scored against ground truth (which rewrites docs/effectiveness.md),
-# real programs against their own counts, and the flame graph in a headless browser.
+# real programs against their own counts, the flame graph in a headless browser, and
+# `uringscope top` in a tmux pane.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [[ $(id -u) -ne 0 ]]; then
@@ -16,3 +17,4 @@ ctest --test-dir build-static --output-on-failure -L package
 test/faults/run.sh
 test/real/run.sh
 test/flame/run.sh
+test/top/run.sh

@@ -21,6 +21,8 @@ namespace {
 constexpr const char* kExamples = R"(
 Examples:
   sudo uringscope ./myapp --my-args      run a program under the scope
+  sudo uringscope top -p 31337           full-screen live view (? for its keys); the
+                                         report when you quit
   sudo uringscope -p 31337 -d 30         watch a running process for 30 s
   sudo uringscope -a -d 10               every io_uring user on the machine, 10 s
   sudo uringscope -c -e punt -p 31337    compact per-op table, only ops that punted
@@ -118,7 +120,8 @@ void add_flame_options(CLI::App& app, Raw& raw) {
                            ->type_name("FILE.svg");
   raw.flame_weight_opt = app.add_option("--flame-weight", raw.flame_weight,
                                         "What a frame's width counts: count (CQEs, the "
-                                        "default), bytes or time (total latency)")
+                                        "default), bytes or time (total latency); also "
+                                        "where top's flame tab starts")
                              ->type_name("KEY");
 }
 
@@ -160,7 +163,8 @@ void add_watch_options(CLI::App& app, Options& opts, Raw& raw) {
                "Follow children: processes the targets fork become targets too");
   raw.interval_opt =
       app.add_option("-i,--interval", raw.interval,
-                     "Live mode: per-op deltas every SECONDS, then the full report")
+                     "Live mode: per-op deltas every SECONDS, then the full report (with "
+                     "top: how often the screen refreshes, default 1)")
           ->type_name("SECONDS");
   raw.metrics_opt =
       app.add_option("--metrics", raw.metrics_spec,
@@ -248,7 +252,8 @@ void check_flame_outputs(const Raw& raw, Options& opts) {
   }
   const bool flame = opts.folded || opts.flamegraph;
   if (raw.flame_weight_opt->count()) {
-    if (!flame) throw UsageError("--flame-weight weighs --folded or --flamegraph, neither given");
+    // top's flame tab starts with it too.
+    if (!flame && !opts.top) throw UsageError("--flame-weight weighs --folded or --flamegraph, neither given");
     const auto weight = parse_flame_weight(raw.flame_weight);
     if (!weight) throw UsageError("--flame-weight wants count, bytes or time");
     opts.flame_weight = *weight;
@@ -290,6 +295,8 @@ void check_outputs(const Raw& raw, Options& opts) {
       throw UsageError("-i wants an interval of at least 0.05 seconds");
     }
     opts.interval_s = raw.interval;
+  } else if (opts.top) {
+    opts.interval_s = 1.0;
   }
   // A malformed address fails here, before anything is attached.
   if (raw.metrics_opt->count()) opts.metrics = parse_listen_address(raw.metrics_spec);
@@ -311,7 +318,8 @@ Options parse_options(int argc, const char* const* argv) {
   Options opts;
   CLI::App app{
       "uringscope: what your io_uring program really does, and what to fix\n\n"
-      "usage: uringscope [OPTIONS] CMD [ARGS...] | -p PID[,PID] | -a"};
+      "usage: uringscope [OPTIONS] CMD [ARGS...] | -p PID[,PID] | -a\n"
+      "       uringscope top [OPTIONS] CMD [ARGS...] | -p PID[,PID] | -a   (full screen)"};
   app.name("uringscope");
   app.footer(kExamples);
   app.prefix_command();  // the first word that is not an option starts CMD
@@ -322,7 +330,14 @@ Options parse_options(int argc, const char* const* argv) {
   add_watch_options(app, opts, raw);
   add_flame_options(app, raw);
 
-  Normalised normalised = normalise_json_flag(std::vector<std::string>(argv + 1, argv + argc));
+  std::vector<std::string> words(argv + 1, argv + argc);
+  // `top` as the first word is the full-screen view; a program called top runs as
+  // `uringscope -- top`.
+  if (!words.empty() && words.front() == "top") {
+    opts.top = true;
+    words.erase(words.begin());
+  }
+  Normalised normalised = normalise_json_flag(std::move(words));
   // CLI11 takes the words in reverse order.
   std::vector<std::string> args(normalised.args.rbegin(), normalised.args.rend());
   try {

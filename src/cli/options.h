@@ -15,6 +15,7 @@ namespace uringscope {
 
 // Everything the command line can say, with its defaults. Filled by parse_options().
 struct Options {
+  bool top = false;                  // `uringscope top ...`: the full-screen live view
   std::vector<std::string> command;  // CMD [ARGS]: run it under the scope
   std::vector<int> pids;             // -p PID[,PID]
   bool all = false;                  // -a
@@ -33,7 +34,7 @@ struct Options {
   bool no_findings = false;          // --no-findings: numbers only
   bool list_ops = false;             // --list-ops
   bool follow = false;               // -f: children of the targets become targets
-  std::optional<double> interval_s;  // -i: live per-interval deltas
+  std::optional<double> interval_s;  // -i: live per-interval deltas (top: its refresh)
   std::optional<ListenAddress> metrics;  // --metrics [ADDR]:PORT, parsed
   std::size_t metrics_files = 0;     // --metrics-files N: per-file series, N per ring
   std::optional<std::string> trace;  // --trace FILE: per-request timeline

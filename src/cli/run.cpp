@@ -15,13 +15,15 @@
 #include "cli/report_output.h"
 #include "cli/snapshot_source.h"
 #include "cli/table_sizes.h"
+#include "cli/terminal_stdio.h"
+#include "cli/window_views.h"
 #include "cli/window_work.h"
 #include "diff/baseline.h"
 #include "loader/libbpf_log.h"
 #include "loader/load_outcome.h"
 #include "loader/tracer.h"
-#include "metrics/file_metrics.h"
 #include "metrics/metrics.h"
+#include "metrics/scrape_demand.h"
 #include "os/shared_libraries.h"
 #include "os/kallsyms.h"
 #include "os/signals.h"
@@ -32,9 +34,8 @@
 #include "probe/overrides.h"
 #include "probe/probe.h"
 #include "report/list_ops.h"
-#include "report/live.h"
 #include "report/report.h"
-#include "snapshot/delta.h"
+#include "top/terminal.h"
 #include "trace/trace_writer.h"
 #include "util/error.h"
 
@@ -106,68 +107,35 @@ KernelInfo attach(Tracer& tracer, const KernelSupport& support, const Targets& t
 // taken metrics port or an unwritable trace file fails first.
 struct Outputs {
   explicit Outputs(const Options& opts) {
-    if (opts.metrics) metrics.emplace(*opts.metrics, [this] { return publication.latest(); });
+    if (opts.metrics) metrics.emplace(*opts.metrics, demand);
     if (opts.trace) trace.emplace(*opts.trace);
   }
-  Publication publication;  // before `metrics`, whose thread reads it
+  // A scrape still waiting when the run fails is answered at once.
+  ~Outputs() { demand.close(); }
+  ScrapeDemand demand;  // before `metrics`, whose thread asks it for snapshots
   std::optional<MetricsServer> metrics;
   std::optional<TraceWriter> trace;
-};
-
-// -i: per-interval deltas, each against the previous reading.
-class LiveView {
- public:
-  LiveView(std::ostream& out, const SnapshotSource& source, uint64_t start_ns)
-      : out_(out), source_(source), start_ns_(start_ns) {}
-  void start(double interval_s) {
-    render_live_header(out_, interval_s);
-    previous_ = source_.take(false);
-  }
-  void interval() {
-    Snapshot now = source_.take(false);
-    render_live_interval(out_, snapshot_delta(now, *previous_), monotonic_ns() - start_ns_);
-    out_.flush();
-    previous_ = std::move(now);
-  }
-
- private:
-  std::ostream& out_;
-  const SnapshotSource& source_;
-  uint64_t start_ns_;
-  std::optional<Snapshot> previous_;
 };
 
 // The observation window with its periodic work, then the final snapshot, read after
 // detaching so that nothing changes under it.
 Snapshot observe(const Options& opts, Tracer& tracer, SnapshotSource& source, Outputs& outputs,
                  Targets& targets, const SignalChannel& signals, uint64_t start_ns) {
-  LiveView live(human_stream(opts), source, start_ns);
   WindowWork work(opts, tracer, outputs.trace, start_ns);
+  WindowViews views(opts, source, outputs.metrics ? &outputs.demand : nullptr, start_ns);
   std::vector<PeriodicTask> tasks;
   work.schedule(tasks);
-  const auto publish = [&] {
-    outputs.publication.publish(with_file_series(source.take(true), opts.metrics_files));
-  };
-  if (outputs.metrics) {
-    publish();
-    tasks.push_back({1.0, publish});
-  }
-  if (opts.interval_s) {
-    live.start(*opts.interval_s);
-    tasks.push_back({*opts.interval_s, [&] { live.interval(); }});
-  }
+  views.schedule(tasks);
   if (targets.child) targets.child->release();
-  run_window(signals, targets, opts.duration_s, tasks);
+  views.observe(signals, targets, tasks);
 
   tracer.detach();
   work.after_detach();
-  // The last, partial interval, read after detaching like the final report, so the
-  // intervals add up to it exactly.
-  if (opts.interval_s) live.interval();
+  views.after_detach();
   if (opts.follow) source.add_followed(tracer.target_tgids());
   Snapshot snap = source.take(true, true);
   work.complete(snap);
-  if (outputs.metrics) outputs.publication.publish(with_file_series(snap, opts.metrics_files));
+  views.finish(snap);
   return snap;
 }
 
@@ -176,6 +144,8 @@ int trace_run(const Options& opts) {
   std::optional<Baseline> baseline;
   if (opts.diff_against) baseline = load_baseline(*opts.diff_against);
 
+  // top without a terminal to draw on is refused before anything is attached.
+  if (opts.top) top::Terminal::check_usable();
   libbpf_log_install(opts.verbose);
   require_bpf_privileges();
   TracefsMount tracefs;
@@ -187,7 +157,11 @@ int trace_run(const Options& opts) {
   // detaches and undoes what the run changed.
   SignalChannel signals({SIGINT, SIGTERM, SIGHUP, SIGPIPE});
   Targets targets;
-  open_targets({opts.command, opts.pids, opts.keep_root}, signals, targets);
+  {
+    std::optional<TerminalStdioAway> away;
+    if (opts.top && !opts.command.empty()) away.emplace();
+    open_targets({opts.command, opts.pids, opts.keep_root}, signals, targets);
+  }
 
   Tracer tracer(support, tracer_config(opts, targets, sizes));
   const KernelInfo kernel = attach(tracer, support, targets);

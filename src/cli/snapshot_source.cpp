@@ -45,15 +45,4 @@ void SnapshotSource::add_followed(const std::vector<uint32_t>& tgids) {
   }
 }
 
-void Publication::publish(Snapshot snap) {
-  auto fresh = std::make_shared<const Snapshot>(std::move(snap));
-  std::lock_guard lock(mutex_);
-  latest_ = std::move(fresh);
-}
-
-std::shared_ptr<const Snapshot> Publication::latest() const {
-  std::lock_guard lock(mutex_);
-  return latest_;
-}
-
 }  // namespace uringscope

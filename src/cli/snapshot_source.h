@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: MIT
-// How a run turns the tracer's tables into snapshots while it observes, and hands the
-// newest one to the metrics server without the server ever touching the tracer.
+// How a run turns the tracer's tables into snapshots while it observes. Only the run
+// loop's thread calls take(): the metrics server asks it for snapshots through
+// metrics/scrape_demand.h and never touches the tracer.
 #pragma once
 
-#include <memory>
-#include <mutex>
 #include <vector>
 
 #include "loader/tracer.h"
@@ -31,18 +30,6 @@ class SnapshotSource {
   TargetInfo target_;
   uint64_t start_ns_;
   uint64_t leak_age_ns_;
-};
-
-// The newest snapshot for the metrics endpoint: published by the run loop, read by the
-// server thread, so the server never blocks the tracer.
-class Publication {
- public:
-  void publish(Snapshot snap);
-  std::shared_ptr<const Snapshot> latest() const;
-
- private:
-  mutable std::mutex mutex_;
-  std::shared_ptr<const Snapshot> latest_;
 };
 
 uint64_t monotonic_ns();

@@ -59,6 +59,14 @@ Response respond(std::string_view head, const MetricsServer::Source& latest, Exp
   return r;
 }
 
+// Only a request for the exposition needs a snapshot, so only it waits for a fresh one;
+// every other answer (404, 405, 400, ...) goes out at once.
+bool wants_snapshot(std::string_view head) {
+  auto parsed = http::parse_request(head);
+  const auto* req = std::get_if<http::Request>(&parsed);
+  return req && req->path == "/metrics" && (req->method == "GET" || req->method == "HEAD");
+}
+
 }  // namespace
 
 std::shared_ptr<const std::string> ExpositionCache::get(const std::shared_ptr<const Snapshot>& snap,
@@ -76,18 +84,31 @@ std::shared_ptr<const std::string> ExpositionCache::get(const std::shared_ptr<co
 Connection::Connection(UniqueFd fd, Clock::time_point now)
     : fd_(std::move(fd)), accepted_(now), deadline_(now + kRequestTimeout) {}
 
-short Connection::events() const { return state_ == State::Writing ? POLLOUT : POLLIN; }
-
-bool Connection::step(const MetricsServer::Source& latest, ExpositionCache& cache) {
+short Connection::events() const {
   switch (state_) {
-    case State::Reading: return read_request(latest, cache);
+    case State::Waiting: return 0;  // only a hangup or an error is reported
+    case State::Writing: return POLLOUT;
+    default: return POLLIN;
+  }
+}
+
+bool Connection::step(const MetricsServer::Source& latest, ExpositionCache& cache, ScrapeDemand* demand) {
+  switch (state_) {
+    case State::Reading: return read_request(latest, cache, demand);
+    case State::Waiting: return false;  // polled for nothing: the client hung up or failed
     case State::Writing: return write_response();
     case State::Draining: return drain();
   }
   return false;
 }
 
-bool Connection::read_request(const MetricsServer::Source& latest, ExpositionCache& cache) {
+bool Connection::answer(const MetricsServer::Source& latest, ExpositionCache& cache) {
+  start_response(respond(in_, latest, cache));
+  return write_response();
+}
+
+bool Connection::read_request(const MetricsServer::Source& latest, ExpositionCache& cache,
+                              ScrapeDemand* demand) {
   char buf[2048];
   for (;;) {
     const std::size_t room = kMaxRequestBytes - in_.size();
@@ -98,8 +119,15 @@ bool Connection::read_request(const MetricsServer::Source& latest, ExpositionCac
     in_.append(buf, static_cast<std::size_t>(n));
     if (auto end = head_end(scan_from)) {
       unread_ = in_.size() > *end;  // a body or a pipelined request we will not read
-      start_response(respond(std::string_view(in_).substr(0, *end), latest, cache));
-      return write_response();
+      in_.resize(*end);
+      if (demand && wants_snapshot(in_)) {
+        ticket_ = demand->ask();
+        answer_by_ = Clock::now() + demand->max_wait();
+        state_ = State::Waiting;
+        deadline_ = accepted_ + kConnectionTimeout;
+        return true;
+      }
+      return answer(latest, cache);
     }
     if (in_.size() >= kMaxRequestBytes) {
       unread_ = true;

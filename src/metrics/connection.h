@@ -13,6 +13,7 @@
 
 #include "metrics/exposition.h"
 #include "metrics/http.h"
+#include "metrics/scrape_demand.h"
 #include "metrics/server.h"
 #include "util/unique_fd.h"
 
@@ -40,12 +41,20 @@ class Connection {
   short events() const;
 
   // Advances as far as the socket allows. Returns false when the connection is done.
-  bool step(const MetricsServer::Source& latest, ExpositionCache& cache);
+  // With `demand`, a request for the exposition does not take the newest snapshot: it
+  // asks for a fresh one and waits (waiting()), without blocking the server.
+  bool step(const MetricsServer::Source& latest, ExpositionCache& cache, ScrapeDemand* demand);
+  bool waiting() const { return state_ == State::Waiting; }
+  uint64_t ticket() const { return ticket_; }
+  Clock::time_point answer_by() const { return answer_by_; }
+  // A waiting connection's answer, from `latest` (its fresh snapshot, or the newest one
+  // once answer_by() has passed). Returns false when the connection is done.
+  bool answer(const MetricsServer::Source& latest, ExpositionCache& cache);
 
  private:
-  enum class State { Reading, Writing, Draining };
+  enum class State { Reading, Waiting, Writing, Draining };
 
-  bool read_request(const MetricsServer::Source& latest, ExpositionCache& cache);
+  bool read_request(const MetricsServer::Source& latest, ExpositionCache& cache, ScrapeDemand* demand);
   // Index just past the empty line that ends the head (CRLF CRLF, or bare LFs).
   std::optional<std::size_t> head_end(std::size_t from) const;
   void start_response(http::Response r);
@@ -62,6 +71,8 @@ class Connection {
   std::size_t sent_ = 0;
   std::size_t drained_ = 0;
   bool unread_ = false;  // the client sent bytes we did not read
+  uint64_t ticket_ = 0;  // Waiting: the fresh snapshot it waits for
+  Clock::time_point answer_by_{};
 };
 
 }  // namespace uringscope

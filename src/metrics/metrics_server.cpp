@@ -107,10 +107,41 @@ std::optional<Clock::time_point> expire(std::list<Connection>& conns, Clock::tim
   return next;
 }
 
+// Answers the connections waiting for a fresh snapshot that has come, or that waited
+// as long as a scrape may.
+void answer_waiting(std::list<Connection>& conns, const ScrapeDemand& demand,
+                    const MetricsServer::Source& latest, ExpositionCache& cache, Clock::time_point now) {
+  for (auto it = conns.begin(); it != conns.end();) {
+    bool keep = true;
+    if (it->waiting() && (demand.answered(it->ticket()) || it->answer_by() <= now)) {
+      try {
+        keep = it->answer(latest, cache);
+      } catch (const std::exception&) {
+        keep = false;
+      }
+    }
+    it = keep ? std::next(it) : conns.erase(it);
+  }
+}
+
+// The earliest moment a waiting connection gives up waiting, if one waits.
+std::optional<Clock::time_point> next_answer(const std::list<Connection>& conns,
+                                             std::optional<Clock::time_point> next) {
+  for (const Connection& c : conns)
+    if (c.waiting()) next = next ? std::min(*next, c.answer_by()) : c.answer_by();
+  return next;
+}
+
 }  // namespace
 
 MetricsServer::MetricsServer(const ListenAddress& where, Source latest)
-    : host_(where.host), latest_(std::move(latest)) {
+    : MetricsServer(where, std::move(latest), nullptr) {}
+
+MetricsServer::MetricsServer(const ListenAddress& where, ScrapeDemand& demand)
+    : MetricsServer(where, [&demand] { return demand.latest(); }, &demand) {}
+
+MetricsServer::MetricsServer(const ListenAddress& where, Source latest, ScrapeDemand* demand)
+    : host_(where.host), latest_(std::move(latest)), demand_(demand) {
   const auto fail = [&](std::string_view what, int err) {
     return Error(fmt::format("cannot listen on {}: {}{}", host_port(where.host, where.port), what,
                              err ? std::string(what.empty() ? "" : ": ") + std::strerror(err) : ""));
@@ -163,10 +194,12 @@ void MetricsServer::serve() {
   std::vector<pollfd> fds;
   std::vector<std::list<Connection>::iterator> polled;
   Clock::time_point accept_paused_until{};
+  // Fixed slots: the stop eventfd, the listener, the fresh-snapshot eventfd.
+  constexpr std::size_t kFirstConnection = 3;
   try {
     for (;;) {
       const Clock::time_point now = Clock::now();
-      std::optional<Clock::time_point> next = expire(conns, now);
+      std::optional<Clock::time_point> next = next_answer(conns, expire(conns, now));
 
       fds.clear();
       polled.clear();
@@ -177,6 +210,7 @@ void MetricsServer::serve() {
         next = next ? std::min(*next, accept_paused_until) : accept_paused_until;
       }
       fds.push_back({accepting ? listener_.get() : -1, POLLIN, 0});
+      fds.push_back({demand_ ? demand_->ready_fd() : -1, POLLIN, 0});
       for (auto it = conns.begin(); it != conns.end(); ++it) {
         fds.push_back({it->fd(), it->events(), 0});
         polled.push_back(it);
@@ -191,17 +225,19 @@ void MetricsServer::serve() {
         throw Error(fmt::format("poll: {}", std::strerror(errno)));
       }
       if (fds[0].revents) return;
+      if (fds[2].revents) demand_->ready();
 
       for (std::size_t i = 0; i < polled.size(); ++i) {
-        if (!fds[i + 2].revents) continue;
+        if (!fds[i + kFirstConnection].revents) continue;
         bool keep = false;
         try {
-          keep = polled[i]->step(latest_, cache);
+          keep = polled[i]->step(latest_, cache, demand_);
         } catch (const std::exception&) {
           keep = false;  // e.g. out of memory while rendering: drop this client only
         }
         if (!keep) conns.erase(polled[i]);
       }
+      if (demand_) answer_waiting(conns, *demand_, latest_, cache, Clock::now());
       if (accepting && fds[1].revents) accept_clients(listener_.get(), conns, accept_paused_until);
     }
   } catch (const std::exception& e) {

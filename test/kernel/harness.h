@@ -74,6 +74,8 @@ GroundTruth parse_ground_truth(const std::string& text);
 
 // IDs of loaded BPF programs whose name starts with "usc_" (ours).
 std::set<unsigned> our_program_ids();
+// Programs some process holds an fd of (a program or a link: its fdinfo says prog_id).
+std::set<unsigned> held_program_ids();
 
 std::string temp_path(const std::string& stem);
 nlohmann::json read_json(const std::string& path);
