@@ -72,7 +72,8 @@ def threads_figure(points, progs, path, prefix, machine):
     groups = [("threads", "1", "1 thread\n(CPU 0)"), ("threads", "2", "2 threads\n(CPUs 0, 1)"),
               ("iowq", "same", "punted reads,\nio-wq on CPU 0"),
               ("iowq", "other", "punted reads,\nio-wq on CPU 1")]
-    rows = [(label, points.get((c, x, "uringscope"))) for c, x, label in groups]
+    tracer = sd.main_tracer(points)
+    rows = [(label, points.get((c, x, tracer))) for c, x, label in groups]
     rows = [(label, r) for label, r in rows if r and r["n"]]
     if not rows:
         return False
@@ -195,17 +196,19 @@ def fmt(v, spec="{:.0f}"):
 
 
 def paired_markdown(points):
-    out = ["| curve | x | untraced ns/req | ns added/req [range] | loadgen CPU ns added | pairs |",
-           "|---|---|---:|---:|---:|---:|"]
+    out = ["| curve | x | untraced ns/req | ns added/req [range] | loadgen CPU ns added | timer looks/req | "
+           "untracked/req | pairs |", "|---|---|---:|---:|---:|---:|---:|---:|"]
     for name in sd.CURVE_ORDER:
         for p in sorted((p for (c, _x, _t), p in points.items() if c == name),
                         key=lambda p: (p["tracer"], sd.x_key(p["x"]))):
             extra = (f"+{p['dropped']}" if p["dropped"] else "") + (f" -{p['foreign']} foreign" if p["foreign"] else "")
             if not p["n"]:
-                out.append(f"| {name} ({p['tracer']}) | {p['x']} | | | | 0{extra} |")
+                out.append(f"| {name} ({p['tracer']}) | {p['x']} | | | | | | 0{extra} |")
                 continue
             out.append(f"| {name} ({p['tracer']}) | {p['x']} | {fmt(p['base_ns'])} | {fmt(p['ns'])} "
-                       f"[{fmt(p['ns_min'])}..{fmt(p['ns_max'])}] | {fmt(p['cpu'])} | {p['n']}{extra} |")
+                       f"[{fmt(p['ns_min'])}..{fmt(p['ns_max'])}] | {fmt(p['cpu'])} | "
+                       f"{fmt(p.get('timer_looks'), '{:.4f}')} | {fmt(p.get('inflight_drops'), '{:.4f}')} | "
+                       f"{p['n']}{extra} |")
     return out
 
 

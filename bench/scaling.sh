@@ -37,11 +37,14 @@ usage: bench/scaling.sh [options]
   --depths LIST        (default 1,4,16,64,256,1024,4096)
   --rings LIST         (default 1,2,8,32,128,512)
   --kinds LIST         (default 1,2,4,8)
-  --tracers LIST       tracers of the paired curves (default uringscope; any of run.sh's)
+  --tracers LIST       tracers of the paired curves (default uringscope-json: uringscope -p
+                       with its JSON report kept, for the tool's own counts; any of run.sh's)
   --reps N             repetitions of each point's B T B (default 5)
   --seconds S          length of each timed run (default 1)
   --quiet-wait S       before each run, wait up to S s for a quiet machine (default 2)
   --quiet-busy P       ... meaning under P percent of one CPU busy (default 10)
+  --foreign-wait S     ... but up to S s while another session's tracing BPF programs are
+                       loaded, since a pair beside them is dropped anyway (default 60)
   --max-base-spread P  recorded for plot_scaling.py: pairs whose two baselines differ by
                        more than P percent are dropped (default 15)
   --attach-trials N    (default 5)      --report-trials N   (default 3)
@@ -58,11 +61,12 @@ curves=depth,rings,kinds,threads,memory,attach,report
 depths=1,4,16,64,256,1024,4096
 ring_counts=1,2,8,32,128,512
 kind_counts=1,2,4,8
-tracers=uringscope
+tracers=uringscope-json
 reps=5
 seconds=1
 quiet_wait=2
 quiet_busy_pct=10
+foreign_wait=60
 max_spread=15
 attach_trials=5
 report_trials=3
@@ -84,6 +88,7 @@ while (($#)); do
     --seconds) seconds=$2; shift ;;
     --quiet-wait) quiet_wait=$2; shift ;;
     --quiet-busy) quiet_busy_pct=$2; shift ;;
+    --foreign-wait) foreign_wait=$2; shift ;;
     --max-base-spread) max_spread=$2; shift ;;
     --attach-trials) attach_trials=$2; shift ;;
     --report-trials) report_trials=$2; shift ;;
@@ -133,7 +138,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 if ((quick)); then
-  reps=1 seconds=0.3 quiet_wait=1 attach_trials=1 report_trials=1
+  reps=1 seconds=0.3 quiet_wait=1 foreign_wait=1 attach_trials=1 report_trials=1
   depths=1,64 ring_counts=1,8 kind_counts=1,8
   attach_points=(1:1 10:1 1:16)
   report_rings=(1 10)
@@ -172,16 +177,29 @@ for t in "${tracer_list[@]}"; do have_tracer "$t" || die "tracer $t is not usabl
 
 runs_csv=$out_prefix-runs.csv
 
+# From a traced run's JSON report (uringscope-json): requests the in-flight table could
+# not track, the boundary's timer looks and watched CQEs, the tool's own losses.
+json_counts() {
+  local json=$logdir/$1.tracer.json
+  [[ -f $json ]] || { echo ",,,"; return; }
+  jq -r '[.counters.inflight_map_drops,
+          ([.end_to_end.rings[]?.reap_lag.timer_looks // 0] | add // 0),
+          ([.end_to_end.rings[]?.reap_lag.watched // 0] | add // 0),
+          ([.tool_stats[]] | add)] | @csv' "$json"
+}
+
 # run_point REP SEQ CURVE:X TRACER: one timed run; one row of -runs.csv.
 run_point() {
   local rep=$1 seq=$2 point=$3 tracer=$4 curve=${3%%:*} x=${3#*:} waited args
   read -r -a args <<<"$(point_args "$curve" "$x")"
   waited=$(wait_quiet)
-  timed_run "$tracer" "r$rep-$curve-$x-$seq-$tracer" -t "$seconds" "${args[@]}"
-  printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n' "$curve" "$x" "$rep" "$seq" \
+  local tag="r$rep-$curve-$x-$seq-$tracer"
+  timed_run "$tracer" "$tag" -t "$seconds" "${args[@]}"
+  printf '%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n' "$curve" "$x" "$rep" "$seq" \
     "$tracer" "$point" "$(result_field ops_per_sec)" "$(result_field ops)" \
     "$(result_field seconds)" "$(result_field cpu_ns)" "$run_busy_ns" "$run_tracer_cpu_ns" \
-    "$run_foreign" "$waited" "$(cut -d' ' -f1 /proc/loadavg)" "$(now_ms)" "${args[*]}" >>"$runs_csv"
+    "$run_foreign" "$waited" "$(cut -d' ' -f1 /proc/loadavg)" "$(now_ms)" "$(json_counts "$tag")" \
+    "${args[*]}" >>"$runs_csv"
   printf '  %-13s %-11s %12.0f ops/s%s\n' "$point" "$tracer" "$(result_field ops_per_sec)" \
     "$( ((run_foreign)) && echo " ($run_foreign foreign BPF programs)")" >&2
 }
@@ -189,7 +207,7 @@ run_point() {
 # Every point's B T1 B T2 ... B, the points (and tracers) rotated by one each repetition.
 paired_curves() {
   local rep i j n=${#paired_points[@]} m=${#tracer_list[@]} seq
-  printf 'curve,x,rep,seq,tracer,workload,ops_per_sec,ops,seconds,cpu_ns,sys_busy_ns,tracer_cpu_ns,foreign_progs,quiet_wait_s,loadavg_1m,end_ms,loadgen_args\n' >"$runs_csv"
+  printf 'curve,x,rep,seq,tracer,workload,ops_per_sec,ops,seconds,cpu_ns,sys_busy_ns,tracer_cpu_ns,foreign_progs,quiet_wait_s,loadavg_1m,end_ms,inflight_drops,timer_looks,watched_cqes,tool_losses,loadgen_args\n' >"$runs_csv"
   for ((rep = 0; rep < reps; rep++)); do
     note "paired runs: repetition $((rep + 1))/$reps, load $(cut -d' ' -f1-3 /proc/loadavg)"
     for ((i = 0; i < n; i++)); do
@@ -253,7 +271,7 @@ describe_run() {
   echo "reps	$reps"
   echo "seconds	$seconds"
   echo "tracers	$tracers"
-  echo "quiet_wait	$quiet_wait s, under $quiet_busy_pct% of one CPU busy"
+  echo "quiet_wait	$quiet_wait s, under $quiet_busy_pct% of one CPU busy; up to $foreign_wait s while foreign tracing programs are loaded"
   echo "max_base_spread	$max_spread"
 }
 

@@ -38,8 +38,28 @@ def per_thread(curve, x):
     return int(x) if curve == "threads" else 1
 
 
+def tool_counts(runs, workload, tracer):
+    """Medians over the traced runs of what the tool's JSON report counted, per request:
+    the boundary's timer looks, requests the in-flight table could not track."""
+    out = {}
+    for key in ("timer_looks", "inflight_drops", "tool_losses"):
+        vals = [float(r[key]) / max(int(r["ops"]), 1) for r in runs
+                if r["workload"] == workload and r["tracer"] == tracer and r.get(key)]
+        out[key] = statistics.median(vals) if vals else None
+    return out
+
+
+def main_tracer(points):
+    """The tracer the figures show: the default mode (uringscope or uringscope-json)."""
+    tracers = {t for (_c, _x, t) in points}
+    for t in ("uringscope-json", "uringscope"):
+        if t in tracers:
+            return t
+    return sorted(tracers)[0] if tracers else None
+
+
 def paired_points(prefix, max_spread):
-    """{(curve, x): {...}} for every tracer of the paired curves, x in run order."""
+    """{(curve, x, tracer): {...}} for every tracer of the paired curves."""
     runs = read_csv(prefix + "-runs.csv")
     pairs, dropped, foreign = analyze.pairs_from_runs(runs, max_spread)
     out = {}
@@ -58,6 +78,7 @@ def paired_points(prefix, max_spread):
             "base_ns": statistics.median([p["base_ns"] * k for p in ps]),
             "base_ops": statistics.median(base) if base else None,
             "rel": statistics.median([p["rel"] for p in ps]),
+            **tool_counts(runs, workload, tracer),
         }
     for (workload, tracer), n in list(dropped.items()) + list(foreign.items()):
         curve, x = workload.split(":", 1)
@@ -67,7 +88,8 @@ def paired_points(prefix, max_spread):
     return out
 
 
-def curve(points, name, tracer="uringscope"):
+def curve(points, name, tracer=None):
+    tracer = tracer or main_tracer(points)
     rows = [p for (c, _x, t), p in points.items() if c == name and t == tracer and p["n"]]
     return sorted(rows, key=lambda p: x_key(p["x"]))
 

@@ -3,7 +3,7 @@
 # sessions' tracing BPF programs and busy CPUs make every request slower, so a run waits
 # for them to go (up to $quiet_wait seconds) and counts the foreign programs it saw.
 # Needs: procs.sh; $logdir (our-prog-ids is kept there), $quiet_wait; optionally
-# $quiet_busy_pct.
+# $quiet_busy_pct and $foreign_wait.
 
 # Tracing BPF programs loaded right now, by id. This machine is shared: other sessions'
 # tests attach their own tracers to the same tracepoints (every io_uring request of ours
@@ -25,20 +25,25 @@ foreign_prog_count() {
   grep -vxFf <(sort -u "$our_ids"; echo x) <<<"$ids" | grep -c . || true
 }
 
-# Waits (up to --quiet-wait seconds) until no foreign tracing program is loaded and the
+# Waits (up to $quiet_wait seconds) until no foreign tracing program is loaded and the
 # machine is idle (under $quiet_busy_pct, default 10, percent of one CPU busy over
-# 0.3 s); prints the seconds waited.
+# 0.3 s); while foreign programs are loaded it waits up to $foreign_wait seconds
+# (default: $quiet_wait), since a run beside them is dropped anyway. Prints the seconds
+# waited.
 wait_quiet() {
-  local start b0 b1 busy
+  local start b0 b1 busy elapsed
   start=$(now_ms)
-  while (($(now_ms) - start < quiet_wait * 1000)); do
+  while :; do
+    elapsed=$(($(now_ms) - start))
     if (($(foreign_prog_count) == 0)); then
+      ((elapsed < quiet_wait * 1000)) || break
       b0=$(sys_busy_ns)
       sleep 0.3
       b1=$(sys_busy_ns)
       busy=$(((b1 - b0) / 3000000))  # percent of one CPU
       ((busy < ${quiet_busy_pct:-10})) && break
     else
+      ((elapsed < ${foreign_wait:-$quiet_wait} * 1000)) || break
       sleep 0.5
     fi
   done

@@ -6,7 +6,7 @@
 
 have_tracer() {
   case $1 in
-    none | uringscope | uringscope-trace | uringscope-check | uringscope-boundary | uringscope-noboundary | uringscope-files | uringscope-noenter | uringscope-limit | floor) return 0 ;;
+    none | uringscope | uringscope-json | uringscope-trace | uringscope-check | uringscope-boundary | uringscope-noboundary | uringscope-files | uringscope-noenter | uringscope-limit | floor) return 0 ;;
     uringscope-prev) [[ -x ${BENCH_PREV_URINGSCOPE:-} ]] ;;
     uringscope-spine) ((spine_ok)) ;;
     bpftrace) command -v bpftrace >/dev/null ;;
@@ -40,6 +40,9 @@ start_tracer() {
   pre=$(tracing_prog_ids | sort)
   case $name in
     uringscope) "$uringscope" -p "$target" >"$log" 2>&1 & ;;
+    # The same run, its JSON report kept beside the log (made after the window, so the
+    # timed loop pays nothing more): the tool's own counts of what it did and lost.
+    uringscope-json) "$uringscope" --json="$log.json" -p "$target" >"$log" 2>&1 & ;;
     uringscope-spine) env "$spine_env" "$uringscope" -p "$target" >"$log" 2>&1 & ;;
     uringscope-noenter) env "$noenter_env" "$uringscope" -p "$target" >"$log" 2>&1 & ;;
     uringscope-trace) "$uringscope" --trace "$shm/trace.json" -p "$target" >"$log" 2>&1 & ;;
