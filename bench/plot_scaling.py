@@ -91,12 +91,12 @@ def threads_figure(points, progs, path, prefix, machine):
     a.legend(fontsize=8)
     a.grid(axis="y", alpha=0.3)
     names = ["usc_sub_req", "usc_cqe", "usc_punt", "usc_enter", "usc_tw_run", "usc_sched"]
-    keys = [(c, x) for c, x, _l in groups if (c, x) in progs]
+    keys = [(c, x, tracer) for c, x, _l in groups if (c, x, tracer) in progs]
     width = 0.8 / max(len(keys), 1)
     for k, key in enumerate(keys):
         per = {p[0]: p[1] for p in progs[key]}
         b.bar([i + k * width for i in range(len(names))], [per.get(n, 0) for n in names], width=width,
-              label=dict(((c, x), l.replace("\n", " ")) for c, x, l in groups)[key])
+              label=dict(((c, x, tracer), l.replace("\n", " ")) for c, x, l in groups)[key])
     b.set_xticks([i + 0.4 - width / 2 for i in range(len(names))])
     b.set_xticklabels(names, fontsize=7, rotation=20)
     b.set_ylabel("ns per program run (bpf_stats)")
@@ -216,16 +216,26 @@ def other_markdown(prefix):
     out = []
     progs = sd.programs(prefix)
     if progs:
-        out += ["", "| point | program | ns/run | runs/request | ns/request |", "|---|---|---:|---:|---:|"]
-        for (c, x), rows in progs.items():
+        out += ["", "| point | tracer | program | ns/run | runs/request | ns/request |",
+                "|---|---|---|---:|---:|---:|"]
+        others = sd.other_share(progs)
+        for (c, x, t), rows in progs.items():
+            total = sum(r[3] for r in rows)
+            if others.get((c, x, t)) is not None:
+                out.append(f"| {c}:{x} | {t} | (submit runs that were not loadgen's: "
+                           f"{others[(c, x, t)] * 100:.1f}%) | | | |")
             for name, ns_run, per_req, ns_req in sorted(rows, key=lambda r: -r[3]):
-                out.append(f"| {c}:{x} | {name} | {ns_run:.0f} | {per_req:.3f} | {ns_req:.1f} |")
+                out.append(f"| {c}:{x} | {t} | {name} | {ns_run:.0f} | {per_req:.3f} | {ns_req:.1f} |")
+            out.append(f"| {c}:{x} | {t} | **all** | | | **{total:.0f}** |")
     mem = sd.memory(prefix)
     if mem:
-        out += ["", "| table | rows | map memory MiB | RSS attached MiB | peak RSS MiB |", "|---|---:|---:|---:|---:|"]
+        out += ["", "| table | rows | map memory MiB | RSS attached MiB (anon + mapped) | peak RSS MiB |",
+                "|---|---:|---:|---:|---:|"]
         for r in mem:
+            mib = lambda k: int(r[k]) / 1024  # noqa: E731
             out.append(f"| {r['table']} | {r['rows']} | {int(r['map_bytes']) / 2**20:.1f} | "
-                       f"{int(r['rss_attached_kib']) / 1024:.1f} | {int(r['peak_rss_kib']) / 1024:.1f} |")
+                       f"{mib('rss_attached_kib'):.1f} ({mib('rss_anon_kib'):.1f} + "
+                       f"{mib('rss_file_kib') + mib('rss_shmem_kib'):.1f}) | {mib('peak_rss_kib'):.1f} |")
     rows, med = sd.attach(prefix)
     if rows:
         box = {(r["processes"], r["rings_each"]): r["box_rings"] for r in rows}

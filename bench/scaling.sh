@@ -225,7 +225,8 @@ paired_curves() {
 # kernel.bpf_stats_enabled on: its two clock reads per program run would count as the
 # tracer's cost in the paired runs, where it is off). Both snapshots are taken while
 # loadgen runs (its first half), since uringscope -p ends with its target; the submit
-# program's run count is the number of requests in between.
+# loadgen's rate times the time between them is the number of its requests in between
+# (the programs also run, and return early, for other processes' io_uring events).
 stats_seconds=4
 prog_snapshot() {
   bpftool prog show -j | jq -c --argjson ours "[$(sort -u "$our_ids" | paste -sd, -)]" \
@@ -235,28 +236,35 @@ prog_snapshot() {
 
 stats_hook() {
   [[ $1 == start ]] || return 0
+  local t0
+  t0=$(now_ms)
   prog_snapshot "$logdir/$2.progs-start.json"
   sleep "$((stats_seconds / 2))"
   prog_snapshot "$logdir/$2.progs-end.json"
+  stats_window_ms=$(($(now_ms) - t0))
 }
 
 program_stats() {
-  local point curve x args tag
-  printf 'curve,x,program,run_cnt,run_time_ns\n' >"$out_prefix-programs.csv"
+  local point curve x args tag tracer
+  printf 'curve,x,tracer,program,run_cnt,run_time_ns,window_ms,loadgen_ops_per_sec\n' >"$out_prefix-programs.csv"
   echo 1 >/proc/sys/kernel/bpf_stats_enabled
   run_hook=stats_hook
   for point in "${thread_points[@]}"; do
-    curve=${point%%:*} x=${point#*:} tag="stats-${point/:/-}"
-    read -r -a args <<<"$(point_args "$curve" "$x")"
-    wait_quiet >/dev/null
-    timed_run uringscope "$tag" -t "$stats_seconds" "${args[@]}"
-    [[ $(jq length "$logdir/$tag.progs-end.json") -gt 0 ]] || note "bpf_stats: $point ended before its second snapshot"
-    jq -r -n --slurpfile s "$logdir/$tag.progs-start.json" --slurpfile e "$logdir/$tag.progs-end.json" \
-      --arg c "$curve" --arg x "$x" \
-      '($s[0] | map({(.id | tostring): .}) | add // {}) as $S | $e[0][] |
-       ($S[.id | tostring]) as $b | select($b and .run_cnt > $b.run_cnt) |
-       [$c, $x, .name, (.run_cnt - $b.run_cnt), (.run_time_ns - $b.run_time_ns)] |
-       @csv' | tr -d '"' >>"$out_prefix-programs.csv"
+    for tracer in "${tracer_list[@]}"; do
+      curve=${point%%:*} x=${point#*:} tag="stats-${point/:/-}-$tracer"
+      read -r -a args <<<"$(point_args "$curve" "$x")"
+      wait_quiet >/dev/null
+      timed_run "$tracer" "$tag" -t "$stats_seconds" "${args[@]}"
+      [[ $(jq length "$logdir/$tag.progs-end.json") -gt 0 ]] ||
+        note "bpf_stats: $point under $tracer ended before its second snapshot"
+      jq -r -n --slurpfile s "$logdir/$tag.progs-start.json" --slurpfile e "$logdir/$tag.progs-end.json" \
+        --arg c "$curve" --arg x "$x" --arg t "$tracer" --arg w "$stats_window_ms" \
+        --arg r "$(result_field ops_per_sec)" \
+        '($s[0] | map({(.id | tostring): .}) | add // {}) as $S | $e[0][] |
+         ($S[.id | tostring]) as $b | select($b and .run_cnt > $b.run_cnt) |
+         [$c, $x, $t, .name, (.run_cnt - $b.run_cnt), (.run_time_ns - $b.run_time_ns), $w, $r] |
+         @csv' | tr -d '"' >>"$out_prefix-programs.csv"
+    done
   done
   run_hook=""
   echo 0 >/proc/sys/kernel/bpf_stats_enabled

@@ -122,19 +122,33 @@ def report(prefix):
             medians(rows, ("rings", "format"), "report_bytes"))
 
 
+SUBMIT_PROGRAMS = ("usc_sub_req", "usc_sub_sqe", "usc_sub_sqe_old", "floor_submit_req",
+                   "floor_submit_sqe")
+
+
 def programs(prefix):
-    """{(curve, x): [(program, ns per run, runs per request, ns per request)]}; requests
-    are the submit program's runs over the same snapshots."""
-    rows = read_csv(prefix + "-programs.csv")
-    submits = {(r["curve"], r["x"]): int(r["run_cnt"]) for r in rows
-               if r["program"] in ("usc_sub_req", "usc_sub_sqe", "usc_sub_sqe_old")}
+    """{(curve, x, tracer): [(program, ns per run, runs per request, ns per request)]};
+    requests are loadgen's over the time between the two snapshots (its rate times that
+    time). The programs also run for every other process's io_uring events (and return
+    at the target filter): other_share() says how many of the submit runs were not
+    loadgen's."""
     out = {}
-    for r in rows:
-        key, cnt, ns = (r["curve"], r["x"]), int(r["run_cnt"]), int(r["run_time_ns"])
-        reqs = submits.get(key, 0)
-        if cnt:
-            out.setdefault(key, []).append(
-                (r["program"], ns / cnt, cnt / reqs if reqs else 0.0, ns / reqs if reqs else 0.0))
+    for r in read_csv(prefix + "-programs.csv"):
+        cnt, ns = int(r["run_cnt"]), int(r["run_time_ns"])
+        reqs = float(r["loadgen_ops_per_sec"]) * int(r["window_ms"]) / 1000
+        if cnt and reqs:
+            out.setdefault((r["curve"], r["x"], r["tracer"]), []).append(
+                (r["program"], ns / cnt, cnt / reqs, ns / reqs))
+    return out
+
+
+def other_share(progs):
+    """{key: share of the submit program's runs that were not loadgen's requests}"""
+    out = {}
+    for key, rows in progs.items():
+        per_req = [r[2] for r in rows if r[0] in SUBMIT_PROGRAMS]
+        if per_req:
+            out[key] = 1 - 1 / per_req[0] if per_req[0] else None
     return out
 
 

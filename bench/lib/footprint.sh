@@ -42,21 +42,24 @@ footprint_one() {
   bg_pids+=("$tp")
   wait_for "$logdir/$tag.err" 'uringscope: attached' 60 "$tp" || die "uringscope did not attach ($setting)"
   us=$(pgrep -P "$tp" -x uringscope) || die "no uringscope under GNU time ($setting)"
-  rss=$(awk '/^VmRSS/ {print $2}' "/proc/$us/status")
+  # RSS split by kind: the tables userspace keeps mapped are kernel memory it shares
+  # (RssShmem/RssFile), counted in RSS but not allocated by it.
+  rss=$(awk '/^(VmRSS|RssAnon|RssFile|RssShmem):/ {printf "%s%s", n++ ? "," : "", $2}' "/proc/$us/status")
   maps=$(map_rows "$us" "$setting")
   stop "$tp" "" 30 || die "uringscope failed ($setting): $(tail -1 "$logdir/$tag.err")"
   hwm=$(sed -nE 's/.*Maximum resident set size \(kbytes\): ([0-9]+)/\1/p' "$logdir/$tag.time")
   echo "$maps" >>"$out_prefix-maps.csv"
   awk -F, -v s="$setting" -v rss="$rss" -v hwm="$hwm" '
     { n++; b += $8 }
-    END { split(s, kv, "="); printf "%s,%s,%d,%d,%d,%d\n", kv[1], kv[2], rss, hwm, n, b }' \
+    END { split(s, kv, "="); printf "%s,%s,%s,%d,%d,%d\n", kv[1], kv[2], rss, hwm, n, b }' \
     <<<"$maps" >>"$out_prefix-memory.csv"
 }
 
 footprint_curve() {
   local lg setting
   [[ -x /usr/bin/time ]] || die "the memory curve needs GNU time (/usr/bin/time: apt install time)"
-  printf 'table,rows,rss_attached_kib,peak_rss_kib,maps,map_bytes\n' >"$out_prefix-memory.csv"
+  printf 'table,rows,rss_attached_kib,rss_anon_kib,rss_file_kib,rss_shmem_kib,peak_rss_kib,maps,map_bytes\n' \
+    >"$out_prefix-memory.csv"
   printf 'table,rows,map_id,map,type,max_entries,value_bytes,memlock_bytes\n' >"$out_prefix-maps.csv"
   "$loadgen" -t 100000 nop >/dev/null 2>&1 &
   lg=$!
