@@ -37,6 +37,9 @@ usage: bench/scaling.sh [options]
   --depths LIST        (default 1,4,16,64,256,1024,4096)
   --rings LIST         (default 1,2,8,32,128,512)
   --kinds LIST         (default 1,2,4,8)
+  --stats-points LIST  points of the bpf_stats runs, as CURVE:X (default: the threads
+                       curve's, when it runs; e.g. depth:16,depth:4096 to see which
+                       program grows with the depth)
   --tracers LIST       tracers of the paired curves (default uringscope-json: uringscope -p
                        with its JSON report kept, for the tool's own counts; any of run.sh's)
   --reps N             repetitions of each point's B T B (default 5)
@@ -61,6 +64,7 @@ curves=depth,rings,kinds,threads,memory,attach,report
 depths=1,4,16,64,256,1024,4096
 ring_counts=1,2,8,32,128,512
 kind_counts=1,2,4,8
+stats_list=""
 tracers=uringscope-json
 reps=5
 seconds=1
@@ -83,6 +87,7 @@ while (($#)); do
     --depths) depths=$2; shift ;;
     --rings) ring_counts=$2; shift ;;
     --kinds) kind_counts=$2; shift ;;
+    --stats-points) stats_list=$2; shift ;;
     --tracers) tracers=$2; shift ;;
     --reps) reps=$2; shift ;;
     --seconds) seconds=$2; shift ;;
@@ -172,6 +177,8 @@ if has_curve threads; then
   fi
   paired_points+=("${thread_points[@]}")
 fi
+stats_points=("${thread_points[@]}")
+if [[ -n $stats_list ]]; then IFS=, read -r -a stats_points <<<"$stats_list"; fi
 IFS=, read -r -a tracer_list <<<"$tracers"
 for t in "${tracer_list[@]}"; do have_tracer "$t" || die "tracer $t is not usable here"; done
 
@@ -249,7 +256,7 @@ program_stats() {
   printf 'curve,x,tracer,program,run_cnt,run_time_ns,window_ms,loadgen_ops_per_sec\n' >"$out_prefix-programs.csv"
   echo 1 >/proc/sys/kernel/bpf_stats_enabled
   run_hook=stats_hook
-  for point in "${thread_points[@]}"; do
+  for point in "${stats_points[@]}"; do
     for tracer in "${tracer_list[@]}"; do
       curve=${point%%:*} x=${point#*:} tag="stats-${point/:/-}-$tracer"
       read -r -a args <<<"$(point_args "$curve" "$x")"
@@ -288,7 +295,7 @@ describe_run >"$out_prefix-machine.tsv"
 echo 0 >/proc/sys/kernel/bpf_stats_enabled
 started=$(now_ms)
 ((${#paired_points[@]})) && paired_curves
-((${#thread_points[@]})) && program_stats
+((${#stats_points[@]})) && program_stats
 has_curve memory && footprint_curve
 has_curve attach && attach_curve
 has_curve report && report_curve
