@@ -60,16 +60,18 @@ function show(g, x, w) {
   g.style.display = "";
   fit(g);
 }
-// The frame fills the width; its ancestors span it; everything else hides.
+// The frame fills the width; its ancestors span it; everything else hides. A child's
+// width comes from its weight, not from its drawn width: those are rounded, and a frame
+// of a hundredth of a pixel zoomed a hundredfold would carry the rounding with it.
 function zoom(target) {
   var x0 = attr(target, "data-x"), w0 = attr(target, "data-w"), y0 = attr(rectOf(target), "y");
-  var scale = innerWidth / w0, eps = 1e-6;
+  var v0 = attr(target, "data-v"), scale = innerWidth / w0, eps = 1e-6;
   frames.forEach(function (g) {
     var x = attr(g, "data-x"), w = attr(g, "data-w"), y = attr(rectOf(g), "y");
     if (y >= y0 && x <= x0 + eps && x + w >= x0 + w0 - eps) {
       show(g, pad, innerWidth);
     } else if (y < y0 && x >= x0 - eps && x + w <= x0 + w0 + eps) {
-      show(g, pad + (x - x0) * scale, w * scale);
+      show(g, pad + (x - x0) * scale, attr(g, "data-v") / v0 * innerWidth);
     } else {
       g.style.display = "none";
     }
