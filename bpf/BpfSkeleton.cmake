@@ -10,8 +10,14 @@ find_program(CLANG_BPF NAMES clang REQUIRED)
 find_program(BPFTOOL NAMES bpftool PATHS /usr/sbin /usr/local/sbin REQUIRED)
 find_program(LLVM_STRIP NAMES llvm-strip llvm-strip-14 llvm-strip-15 llvm-strip-16 REQUIRED)
 
+# The BPF object is built for the architecture the binary runs on (CMAKE_SYSTEM_PROCESSOR
+# is the target's when cross-compiling): its vmlinux.h, the __TARGET_ARCH_* macros of
+# libbpf's bpf_tracing.h (pt_regs of the uprobes) and the fentry on the syscall entry
+# (bpf/rings.bpf.c) all differ per architecture.
 if(CMAKE_SYSTEM_PROCESSOR MATCHES "x86_64|AMD64")
   set(BPF_TARGET_ARCH x86)
+elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "aarch64|arm64")
+  set(BPF_TARGET_ARCH arm64)
 else()
   message(FATAL_ERROR "uringscope: no checked-in vmlinux.h for ${CMAKE_SYSTEM_PROCESSOR} "
                       "(generate one with bpf/vmlinux/gen-vmlinux.sh)")

@@ -146,14 +146,26 @@ static __always_inline int count_enter(__u32 fd, __u64 to_submit, __u32 flags)
 }
 
 /*
- * Two ways in; the probe and the tracer pick one. An fentry on the x86-64 syscall entry
- * point costs nothing to any other syscall. (__do_sys_io_uring_enter has typed
- * arguments but is `inline`, hence notrace: a trampoline there fails with EBUSY.) The
- * syscall tracepoint is the fallback: enabling any syscall tracepoint sends every
+ * Two ways in; the probe and the tracer pick one. An fentry on the architecture's
+ * syscall entry point costs nothing to any other syscall. (__do_sys_io_uring_enter has
+ * typed arguments but is `inline`, hence notrace: a trampoline there fails with EBUSY.)
+ * The syscall tracepoint is the fallback: enabling any syscall tracepoint sends every
  * syscall of every task through the tracing slow path (bench/: +29 ns for each getppid()
- * on the machine), though its program only runs for this one. The 32-bit compat entry
- * (__ia32_sys_io_uring_enter) is not covered by the fentry.
+ * on the machine), though its program only runs for this one. The 32-bit compat entries
+ * (__ia32_sys_io_uring_enter, __arm64_compat_sys_io_uring_enter) are not covered by the
+ * fentry. The entry's name and its pt_regs differ per architecture, and the object is
+ * built for one: the probe looks for the same name (src/probe/probe.h).
  */
+#if defined(__TARGET_ARCH_arm64)
+SEC("fentry/__arm64_sys_io_uring_enter")
+int BPF_PROG(usc_enter_fentry, const struct pt_regs *regs)
+{
+	US_EMPTY_EXIT();
+	/* arm64 syscall arguments: x0-x5. */
+	return count_enter((__u32)BPF_CORE_READ(regs, regs[0]), (__u32)BPF_CORE_READ(regs, regs[1]),
+			   (__u32)BPF_CORE_READ(regs, regs[3]));
+}
+#else
 SEC("fentry/__x64_sys_io_uring_enter")
 int BPF_PROG(usc_enter_fentry, const struct pt_regs *regs)
 {
@@ -162,6 +174,7 @@ int BPF_PROG(usc_enter_fentry, const struct pt_regs *regs)
 	return count_enter((__u32)BPF_CORE_READ(regs, di), (__u32)BPF_CORE_READ(regs, si),
 			   (__u32)BPF_CORE_READ(regs, r10));
 }
+#endif
 
 SEC("tp/syscalls/sys_enter_io_uring_enter")
 int usc_enter(struct trace_event_raw_sys_enter *args)

@@ -21,6 +21,7 @@
 #include "loader/liburing_probes.h"
 #include "loader/map_copy.h"
 #include "loader/record_buffer.h"
+#include "probe/probe.h"
 #include "util/unique_fd.h"
 #include "uringscope_bpf.skel.h"
 
@@ -281,7 +282,7 @@ bool Tracer::attach_enter(std::vector<AttachFailure>& failures) {
   }
   if (bpf_link* link = bpf_program__attach(fentry)) {
     links_.emplace_back(link);
-    enter_detail_ = "fentry on __x64_sys_io_uring_enter";
+    enter_detail_ = fmt::format("fentry on {}", kEnterFentryFunction);
     return true;
   }
   const std::string why = strerror(errno);

@@ -96,9 +96,12 @@ Choice<bool> choose_fd_walk(const btf* vmlinux) {
 // with both available both are loaded and the tracer keeps the tracepoint as fallback.
 Choice<bool> choose_enter(const btf* vmlinux, const ProbeEnvironment& env) {
   const bool refused = env.enter_fentry.state == FentryTrial::Refused;
-  // The fentry goes on the x86-64 syscall entry, __x64_sys_io_uring_enter(const struct
-  // pt_regs *), which is traceable (the typed __do_sys_ body is `inline`, so notrace).
-  const bool fentry = takes_only_pt_regs(vmlinux, kEnterFentryFunction) && !refused;
+  // The fentry goes on the architecture's syscall entry, e.g. __x64_sys_io_uring_enter(
+  // const struct pt_regs *), which is traceable (the typed __do_sys_ body is `inline`,
+  // so notrace). Another architecture's entry would not do: the object reads this one's
+  // pt_regs.
+  const std::string entry = enter_fentry_function(env.arch);
+  const bool fentry = takes_only_pt_regs(vmlinux, entry.c_str()) && !refused;
   // The trial load failed: this kernel takes no trampoline, say so once here rather than
   // fail the same load again in the tracer.
   if (refused && env.syscall_tracepoints)
@@ -107,16 +110,14 @@ Choice<bool> choose_enter(const btf* vmlinux, const ProbeEnvironment& env) {
                 env.enter_fentry.reason + ")",
             "usc_enter"};
   if (fentry && env.syscall_tracepoints)
-    return {true,
-            "fentry on __x64_sys_io_uring_enter, else the syscalls/sys_enter_io_uring_enter "
-            "tracepoint",
+    return {true, "fentry on " + entry + ", else the syscalls/sys_enter_io_uring_enter tracepoint",
             "usc_enter_fentry"};
-  if (fentry) return {true, "fentry on __x64_sys_io_uring_enter", "usc_enter_fentry"};
+  if (fentry) return {true, "fentry on " + entry, "usc_enter_fentry"};
   if (env.syscall_tracepoints)
     return {true, "syscalls/sys_enter_io_uring_enter tracepoint", "usc_enter"};
   return {false,
           join("no syscalls/sys_enter_io_uring_enter tracepoint (needs CONFIG_FTRACE_SYSCALLS) "
-               "and no __x64_sys_io_uring_enter for fentry",
+               "and no " + entry + " for fentry",
                loss_of(FeatureId::Enter)),
           {}};
 }

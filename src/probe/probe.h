@@ -44,9 +44,24 @@ enum class PuntShape {
   Unrecognised,
 };
 
-// The x86-64 entry point of io_uring_enter, where uringscope puts its fentry (the typed
-// __do_sys_io_uring_enter body is `inline`, hence notrace).
-inline constexpr const char* kEnterFentryFunction = "__x64_sys_io_uring_enter";
+// The architectures uringscope builds for. Its BPF object is built for one of them
+// (bpf/BpfSkeleton.cmake), and the fentry on io_uring_enter is architecture-specific:
+// the syscall entry's name and the pt_regs it reads the arguments from.
+enum class Arch { X86_64, Arm64 };
+#if defined(__x86_64__)
+inline constexpr Arch kBuildArch = Arch::X86_64;
+#elif defined(__aarch64__)
+inline constexpr Arch kBuildArch = Arch::Arm64;
+#else
+#error "uringscope: no io_uring_enter entry point known for this architecture (probe.h)"
+#endif
+// The entry point of io_uring_enter on `arch`, where uringscope puts its fentry (the
+// typed __do_sys_io_uring_enter body is `inline`, hence notrace); usc_enter_fentry in
+// bpf/rings.bpf.c attaches to the same name.
+constexpr const char* enter_fentry_function(Arch arch) {
+  return arch == Arch::Arm64 ? "__arm64_sys_io_uring_enter" : "__x64_sys_io_uring_enter";
+}
+inline constexpr const char* kEnterFentryFunction = enter_fentry_function(kBuildArch);
 // The work function that ends every ring (bpf/retire.bpf.c).
 inline constexpr const char* kRingExitFunction = "io_ring_exit_work";
 // The function that posts a multishot request's intermediate CQEs with the request in
@@ -61,6 +76,8 @@ struct ProbeEnvironment {
   FentryTrialResult enter_fentry;
   // Address of io_ring_exit_work in /proc/kallsyms, 0 when it cannot be read.
   uint64_t ring_exit_work = 0;
+  // The architecture the BPF object was built for, whose syscall entry the fentry needs.
+  Arch arch = kBuildArch;
 };
 
 struct KernelSupport {

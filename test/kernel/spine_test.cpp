@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "harness.h"
+#include "probe/probe.h"
 
 using namespace std::chrono_literals;
 using harness::kInject;
@@ -313,7 +314,8 @@ TEST_F(Spine, SkippedFeaturesLoadNothingAndSaySo) {
 // the injector's, and the report names the way it took (and why not fentry).
 TEST_F(Spine, EnterIsCountedWhicheverWayInAndSaysWhich) {
   auto version = harness::run({kUringscope, "--version"});
-  const bool fentry_offered = version.out.find("fentry on __x64_sys_io_uring_enter") != std::string::npos;
+  const std::string fentry_way = std::string("fentry on ") + uringscope::kEnterFentryFunction;
+  const bool fentry_offered = version.out.find(fentry_way) != std::string::npos;
   for (const std::string forced : {"", "usc_enter"}) {
     SCOPED_TRACE(forced.empty() ? "probe's choice" : "forced to the tracepoint");
     const std::string json = json_file();
@@ -326,7 +328,7 @@ TEST_F(Spine, EnterIsCountedWhicheverWayInAndSaysWhich) {
     EXPECT_EQ(report.at("rings")[0].at("counters").at("enter_submit_calls").get<long long>(),
               gt.value("submit_calls"));
     const std::string detail = report.at("kernel").at("feature_detail").at("enter");
-    if (detail.starts_with("fentry on __x64_sys_io_uring_enter")) {
+    if (detail.starts_with(fentry_way)) {
       EXPECT_TRUE(forced.empty()) << detail;
       EXPECT_TRUE(fentry_offered);
     } else {
