@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # .deb and .rpm packages (CPack) of the static build: one self-contained binary, its man
 # page and its licences, with no dependency declared, so the same two files install on
-# any Debian- or RPM-based x86-64 distribution with a BTF kernel.
+# any Debian- or RPM-based distribution of their architecture (x86-64, or arm64 when
+# cross-built with packaging/aarch64-linux-gnu.cmake) with a BTF kernel.
 #
 #   cmake -S . -B build-static -DCMAKE_BUILD_TYPE=Release -DURINGSCOPE_STATIC=ON
 #   cmake --build build-static --target package      # build-static/uringscope_*.deb, *.rpm
@@ -127,6 +128,18 @@ with BTF (CONFIG_DEBUG_INFO_BTF), and root or CAP_BPF and CAP_PERFMON.")
 set(CPACK_STRIP_FILES ON)
 set(CPACK_PACKAGE_CHECKSUM SHA256)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+
+# The packages' architecture is the binary's, not the build host's (which CPack would ask
+# dpkg and uname for): a cross build for arm64 makes _arm64.deb and .aarch64.rpm.
+if(CMAKE_SYSTEM_PROCESSOR MATCHES "^(aarch64|arm64)$")
+  set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE arm64)
+  set(CPACK_RPM_PACKAGE_ARCHITECTURE aarch64)
+elseif(CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64)$")
+  set(CPACK_DEBIAN_PACKAGE_ARCHITECTURE amd64)
+  set(CPACK_RPM_PACKAGE_ARCHITECTURE x86_64)
+else()
+  message(FATAL_ERROR "Packaging.cmake: no package architecture for ${CMAKE_SYSTEM_PROCESSOR}")
+endif()
 
 # Debian
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # uringscope_0.1.0-1_amd64.deb

@@ -1,12 +1,52 @@
 #!/usr/bin/env bash
-# Configures and builds uringscope in build/ (and, with --static, the fully static
-# binary in build-static/).
+# Configures and builds uringscope.
+#
+#   packaging/build.sh                 build/uringscope (and the tests, the benchmark)
+#   packaging/build.sh --static        also build-static/uringscope: one fully static binary
+#   packaging/build.sh --arch arm64    build-arm64/: cross-built for arm64 (aarch64), static:
+#                                      uringscope, test/faults/inject, the unit and kernel
+#                                      tests, and the packages (uringscope_*_arm64.deb,
+#                                      uringscope-*.aarch64.rpm) at the top of build-arm64/
+#   packaging/build.sh --arch arm64 --smoke   only uringscope, the injector and the packages
+#
+# JOBS (default: every CPU) sets the build's parallelism.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-jobs=$(nproc)
+jobs=${JOBS:-$(nproc)}
+static=0 arch='' smoke=0
+die() { echo "build.sh: $*" >&2; exit 2; }
+while (($#)); do
+  case $1 in
+    --static) static=1; shift ;;
+    --arch) arch=${2:-}; shift 2 || die "--arch needs a value (arm64)" ;;
+    --smoke) smoke=1; shift ;;
+    *) die "unknown argument $1 (--static, --arch arm64, --smoke)" ;;
+  esac
+done
+
+if [[ -n $arch ]]; then
+  [[ $arch == arm64 || $arch == aarch64 ]] || die "--arch: only arm64 is supported (got $arch)"
+  command -v aarch64-linux-gnu-g++ >/dev/null ||
+    die "no aarch64-linux-gnu-g++: run packaging/install-deps.sh --arch arm64 (as root)"
+  # CMAKE_SKIP_INSTALL_ALL_DEPENDENCY: cpack installs what was built (the binary and the
+  # man page, which the packages hold) instead of building all first, which would build
+  # the tests and the benchmark into a --smoke build too.
+  cmake -S . -B build-arm64 -DCMAKE_TOOLCHAIN_FILE="$PWD/packaging/aarch64-linux-gnu.cmake" \
+    -DCMAKE_BUILD_TYPE=Release -DURINGSCOPE_STATIC=ON -DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON >/dev/null
+  if ((smoke)); then
+    cmake --build build-arm64 -j"$jobs" --target uringscope inject uringscope_manpage
+  else
+    cmake --build build-arm64 -j"$jobs"  # the unit and kernel tests, the benchmark's tools too
+  fi
+  (cd build-arm64 && cpack -G "DEB;RPM" -B "$PWD" >cpack.log 2>&1) ||
+    die "cpack failed: see build-arm64/cpack.log"
+  ls build-arm64/uringscope_*_arm64.deb build-arm64/uringscope-*.aarch64.rpm
+  exit 0
+fi
+
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$jobs"
-if [[ "${1:-}" == "--static" ]]; then
+if ((static)); then
   cmake -S . -B build-static -DCMAKE_BUILD_TYPE=Release -DURINGSCOPE_STATIC=ON >/dev/null
   cmake --build build-static -j"$jobs" --target uringscope
 fi

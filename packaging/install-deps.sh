@@ -8,7 +8,23 @@
 # Chromium is the browser test/flame/run.sh opens the --flamegraph SVG in; ncurses draws
 # `uringscope top` (linked statically in the static build), and test/top/run.sh drives
 # it in tmux.
+#
+#   packaging/install-deps.sh               what the host build and the test suite need
+#   packaging/install-deps.sh --arch arm64  also the arm64 cross build (packaging/build.sh
+#                                           --arch arm64): dpkg gets arm64 as a foreign
+#                                           architecture (multiarch), Debian's cross
+#                                           toolchain, the arm64 -dev packages the static
+#                                           binary, the injector and the tests link, and
+#                                           qemu-user-static, which runs the arm64 unit
+#                                           tests on this host (gtest lists them at build
+#                                           time)
 set -euo pipefail
+arch=
+case ${1:-} in
+  '') ;;
+  --arch) arch=${2:-}; [[ $arch == arm64 ]] || { echo "install-deps: --arch arm64 only" >&2; exit 2; } ;;
+  *) echo "install-deps: unknown argument $1 (--arch arm64)" >&2; exit 2 ;;
+esac
 packages=(
   build-essential cmake pkg-config clang llvm bpftool
   libbpf-dev libelf-dev zlib1g-dev libncurses-dev
@@ -20,6 +36,17 @@ packages=(
   qemu-utils plocate strace
   chromium-headless-shell tmux
 )
+if [[ $arch == arm64 ]]; then
+  # Only bookworm's own arm64 builds, from the host's sources (multiarch packages must
+  # match the installed amd64 version of the same library). Added here, the arm64
+  # packages below are missing, so the apt-get update below runs too.
+  dpkg --print-foreign-architectures | grep -qx arm64 || dpkg --add-architecture arm64
+  packages+=(
+    crossbuild-essential-arm64 qemu-user-static
+    libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libncurses-dev:arm64
+    liburing-dev:arm64 libgtest-dev:arm64
+  )
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

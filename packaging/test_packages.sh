@@ -5,13 +5,20 @@
 # required, that the .deb installs, runs from /usr/bin and removes cleanly, and that
 # `cmake --install` to a prefix lays out the same files.
 #
-#   packaging/test_packages.sh BUILD_DIR      (as root: it installs the .deb)
+#   packaging/test_packages.sh BUILD_DIR [EMULATOR...]   (as root: it installs the .deb)
 #
+# A cross build (build-arm64/, packaging/build.sh --arch arm64) makes packages of its own
+# architecture: their binary runs through EMULATOR (qemu-aarch64-static; CMake passes its
+# CMAKE_CROSSCOMPILING_EMULATOR), and the .deb is inspected and unpacked but not
+# installed: with arm64 a foreign architecture of dpkg (multiarch) it would install, and
+# put a binary this machine cannot run natively in /usr/bin.
 # The packages are built in a scratch directory, so BUILD_DIR is not changed beyond
 # building the binary and the man page when they are out of date.
 set -euo pipefail
-build=${1:?usage: test_packages.sh STATIC_BUILD_DIR}
+build=${1:?usage: test_packages.sh STATIC_BUILD_DIR [EMULATOR...]}
 build=$(cd "$build" && pwd)
+shift
+emulator=("$@")
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 ok() { echo "ok: $*"; }
@@ -27,8 +34,16 @@ version=$(sed -nE 's/^set\(CPACK_PACKAGE_VERSION "([^"]+)"\)$/\1/p' "$build/CPac
 release=$(sed -nE 's/^set\(CPACK_DEBIAN_PACKAGE_RELEASE "([^"]+)"\)$/\1/p' "$build/CPackConfig.cmake")
 [[ "$version" =~ ^[0-9]+(\.[0-9]+)*$ ]] || fail "package version '$version' is not dot-separated numbers"
 [[ -n "$release" ]] || fail "no package release in $build/CPackConfig.cmake"
-deb_arch=$(dpkg --print-architecture)
-rpm_arch=$(uname -m)
+# The packages' architectures are the build's (packaging/Packaging.cmake).
+deb_arch=$(sed -nE 's/^set\(CPACK_DEBIAN_PACKAGE_ARCHITECTURE "([^"]+)"\)$/\1/p' "$build/CPackConfig.cmake")
+rpm_arch=$(sed -nE 's/^set\(CPACK_RPM_PACKAGE_ARCHITECTURE "([^"]+)"\)$/\1/p' "$build/CPackConfig.cmake")
+deb_arch=${deb_arch:-$(dpkg --print-architecture)}
+rpm_arch=${rpm_arch:-$(uname -m)}
+native=0
+[[ $deb_arch == "$(dpkg --print-architecture)" ]] && native=1
+((native)) || ((${#emulator[@]})) ||
+  fail "$deb_arch packages on a $(dpkg --print-architecture) host: give the emulator (qemu-aarch64-static)"
+run() { if ((native)); then "$@"; else "${emulator[@]}" "$@"; fi; }  # a packaged binary
 
 work=$(mktemp -d)
 installed_by_us=0
@@ -111,45 +126,55 @@ gzip -t "$work/deb-root/usr/share/man/man8/uringscope.8.gz" || fail "deb: the ma
 ok "deb contents: $(tr '\n' ' ' <<<"$deb_files")"
 
 # --- .deb: install on this machine, run, remove ------------------------------------------
-# A uringscope installed by other means would be overwritten and then deleted by dpkg -P.
-if dpkg-query -W -f='${Status}' uringscope 2>/dev/null | grep -q 'ok installed'; then
-  fail "the uringscope package is already installed here; remove it (dpkg -r uringscope) first"
+if ((!native)); then
+  out=$(run "$work/deb-root/usr/bin/uringscope" --version) || fail "the deb's uringscope --version (through ${emulator[0]}) exited $?"
+  [[ $(head -n 1 <<<"$out") == "uringscope $version" ]] || fail "the deb's uringscope --version says '$(head -n 1 <<<"$out")'"
+  file_out=$(file -b "$work/deb-root/usr/bin/uringscope")
+  [[ $file_out == *"statically linked"* && $file_out == *", stripped"* ]] ||
+    fail "the deb's binary is not static and stripped: $file_out"
+  ok "dpkg -i not run ($deb_arch package, $(dpkg --print-architecture) host): the deb's binary is static, stripped, and runs --version through ${emulator[0]}"
 fi
-[[ ! -e /usr/bin/uringscope ]] || fail "/usr/bin/uringscope exists and belongs to no package; move it away first"
-installed_by_us=1
-dpkg -i "$deb" >"$work/dpkg-i.log" 2>&1 || fail "dpkg -i: $(tail -n 3 "$work/dpkg-i.log" | tr '\n' ' ')"
-status=$(dpkg -s uringscope)
-echo "$status" | sed 's/^/  | /'
-grep -qx 'Status: install ok installed' <<<"$status" || fail "dpkg -s: not 'install ok installed'"
-grep -qx "Version: $version-$release" <<<"$status" || fail "dpkg -s: Version is not $version-$release"
-grep -qx "Architecture: $deb_arch" <<<"$status" || fail "dpkg -s: Architecture is not $deb_arch"
-grep -qE '^Section: (admin|utils)$' <<<"$status" || fail "dpkg -s: no admin/utils Section"
-grep -qE '^Maintainer: .+' <<<"$status" || fail "dpkg -s: no Maintainer"
-grep -qE '^(Pre-)?Depends:' <<<"$status" && fail "dpkg -s: declares dependencies"
-out=$(/usr/bin/uringscope --version) || fail "/usr/bin/uringscope --version exited $?"
-[[ $(head -n 1 <<<"$out") == "uringscope $version" ]] || fail "/usr/bin/uringscope --version says '$(head -n 1 <<<"$out")'"
-[[ $(ldd /usr/bin/uringscope 2>&1 || true) == *"not a dynamic executable"* ]] ||
-  fail "the installed binary is dynamic: $(ldd /usr/bin/uringscope 2>&1 | head -n 3 | tr '\n' ' ')"
-file_out=$(file -b /usr/bin/uringscope 2>/dev/null || true)
-[[ -z "$file_out" || "$file_out" == *"stripped"* && "$file_out" != *"not stripped"* ]] ||
-  fail "the installed binary is not stripped: $file_out"
-[[ $(man -w 8 uringscope 2>/dev/null) == /usr/share/man/man8/uringscope.8.gz ]] ||
-  fail "man -w 8 uringscope does not find the installed page: '$(man -w 8 uringscope 2>&1)'"
-while read -r path; do
-  [[ -z "$path" || -e "$path" ]] || fail "dpkg -L lists $path, which is not on disk"
-done <<<"$(dpkg -L uringscope)"
-ok "dpkg -i: /usr/bin/uringscope --version says 'uringscope $version', static, man page found"
+if ((native)); then
+  # A uringscope installed by other means would be overwritten and then deleted by dpkg -P.
+  if dpkg-query -W -f='${Status}' uringscope 2>/dev/null | grep -q 'ok installed'; then
+    fail "the uringscope package is already installed here; remove it (dpkg -r uringscope) first"
+  fi
+  [[ ! -e /usr/bin/uringscope ]] || fail "/usr/bin/uringscope exists and belongs to no package; move it away first"
+  installed_by_us=1
+  dpkg -i "$deb" >"$work/dpkg-i.log" 2>&1 || fail "dpkg -i: $(tail -n 3 "$work/dpkg-i.log" | tr '\n' ' ')"
+  status=$(dpkg -s uringscope)
+  echo "$status" | sed 's/^/  | /'
+  grep -qx 'Status: install ok installed' <<<"$status" || fail "dpkg -s: not 'install ok installed'"
+  grep -qx "Version: $version-$release" <<<"$status" || fail "dpkg -s: Version is not $version-$release"
+  grep -qx "Architecture: $deb_arch" <<<"$status" || fail "dpkg -s: Architecture is not $deb_arch"
+  grep -qE '^Section: (admin|utils)$' <<<"$status" || fail "dpkg -s: no admin/utils Section"
+  grep -qE '^Maintainer: .+' <<<"$status" || fail "dpkg -s: no Maintainer"
+  grep -qE '^(Pre-)?Depends:' <<<"$status" && fail "dpkg -s: declares dependencies"
+  out=$(/usr/bin/uringscope --version) || fail "/usr/bin/uringscope --version exited $?"
+  [[ $(head -n 1 <<<"$out") == "uringscope $version" ]] || fail "/usr/bin/uringscope --version says '$(head -n 1 <<<"$out")'"
+  [[ $(ldd /usr/bin/uringscope 2>&1 || true) == *"not a dynamic executable"* ]] ||
+    fail "the installed binary is dynamic: $(ldd /usr/bin/uringscope 2>&1 | head -n 3 | tr '\n' ' ')"
+  file_out=$(file -b /usr/bin/uringscope 2>/dev/null || true)
+  [[ -z "$file_out" || "$file_out" == *"stripped"* && "$file_out" != *"not stripped"* ]] ||
+    fail "the installed binary is not stripped: $file_out"
+  [[ $(man -w 8 uringscope 2>/dev/null) == /usr/share/man/man8/uringscope.8.gz ]] ||
+    fail "man -w 8 uringscope does not find the installed page: '$(man -w 8 uringscope 2>&1)'"
+  while read -r path; do
+    [[ -z "$path" || -e "$path" ]] || fail "dpkg -L lists $path, which is not on disk"
+  done <<<"$(dpkg -L uringscope)"
+  ok "dpkg -i: /usr/bin/uringscope --version says 'uringscope $version', static, man page found"
 
-dpkg -r uringscope >"$work/dpkg-r.log" 2>&1 || fail "dpkg -r: $(tail -n 3 "$work/dpkg-r.log" | tr '\n' ' ')"
-dpkg -P uringscope >"$work/dpkg-p.log" 2>&1 || fail "dpkg -P: $(tail -n 3 "$work/dpkg-p.log" | tr '\n' ' ')"
-installed_by_us=0
-for path in $expected_deb_files /usr/share/doc/uringscope; do
-  [[ ! -e "$path" ]] || fail "$path is still there after dpkg -P"
-done
-if dpkg-query -W -f='${Status}' uringscope 2>/dev/null | grep -q 'installed'; then
-  fail "dpkg still knows uringscope after dpkg -P: $(dpkg-query -W -f='${Status}' uringscope)"
+  dpkg -r uringscope >"$work/dpkg-r.log" 2>&1 || fail "dpkg -r: $(tail -n 3 "$work/dpkg-r.log" | tr '\n' ' ')"
+  dpkg -P uringscope >"$work/dpkg-p.log" 2>&1 || fail "dpkg -P: $(tail -n 3 "$work/dpkg-p.log" | tr '\n' ' ')"
+  installed_by_us=0
+  for path in $expected_deb_files /usr/share/doc/uringscope; do
+    [[ ! -e "$path" ]] || fail "$path is still there after dpkg -P"
+  done
+  if dpkg-query -W -f='${Status}' uringscope 2>/dev/null | grep -q 'installed'; then
+    fail "dpkg still knows uringscope after dpkg -P: $(dpkg-query -W -f='${Status}' uringscope)"
+  fi
+  ok "dpkg -r, dpkg -P: nothing left"
 fi
-ok "dpkg -r, dpkg -P: nothing left"
 
 # --- .rpm -------------------------------------------------------------------------------
 rpm_info=$(rpm -qpi "$rpm_file" 2>/dev/null)
@@ -178,7 +203,7 @@ grep -qx -- '-rwxr-xr-x root:root /usr/bin/uringscope' <<<"$rpm_dirs" ||
   fail "rpm: /usr/bin/uringscope is not -rwxr-xr-x root:root: $(grep usr/bin <<<"$rpm_dirs")"
 mkdir -p "$work/rpm-root"
 (cd "$work/rpm-root" && rpm2cpio "$rpm_file" | cpio -idm --quiet) || fail "rpm2cpio | cpio could not unpack the rpm"
-[[ $("$work/rpm-root/usr/bin/uringscope" --version | head -n 1) == "uringscope $version" ]] ||
+[[ $(run "$work/rpm-root/usr/bin/uringscope" --version | head -n 1) == "uringscope $version" ]] ||
   fail "the rpm's binary does not run --version"
 ok "rpm fields: $(tag NAME) $(tag VERSION)-$(tag RELEASE) $(tag ARCH) '$(tag LICENSE)'; requires only: $(tr '\n' ' ' <<<"$requires")"
 
@@ -190,7 +215,7 @@ for path in bin/uringscope share/man/man8/uringscope.8.gz share/doc/uringscope/L
   [[ -f "$prefix/$path" ]] || fail "cmake --install put no $path under the prefix"
 done
 [[ -x "$prefix/bin/uringscope" ]] || fail "cmake --install: bin/uringscope is not executable"
-[[ $("$prefix/bin/uringscope" --version | head -n 1) == "uringscope $version" ]] ||
+[[ $(run "$prefix/bin/uringscope" --version | head -n 1) == "uringscope $version" ]] ||
   fail "the binary cmake --install put in the prefix does not run --version"
 MANPATH="$prefix/share/man" man -w 8 uringscope >/dev/null 2>&1 ||
   fail "man cannot find the page under $prefix/share/man"
