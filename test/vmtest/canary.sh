@@ -85,8 +85,10 @@ row=
 with_features=()
 for s in $(sections); do
   if [[ $(field_of "$s" package) == "$pkg $ver "* ]]; then row=$s; fi
-  # Booted rows only: the host's row carries what its sandbox refuses (fentry).
-  if [[ -n $(field_of "$s" feature) && $(field_of "$s" boot) == vmtest ]]; then with_features+=("$s"); fi
+  # Booted amd64 rows only: the host's row carries what its sandbox refuses (fentry), an
+  # arm64 row another architecture's syscall entry (the canary's kernel is amd64).
+  if [[ -n $(field_of "$s" feature) && $(field_of "$s" boot) == vmtest &&
+        $(field_of "$s" arch) == ?(amd64) ]]; then with_features+=("$s"); fi
 done
 newest_row=$(printf '%s\n' "${with_features[@]}" | sort -V | tail -1)
 if [[ -n $row ]]; then log "$pkg $ver ($suite) has its row: [$row]"

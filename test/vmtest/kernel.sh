@@ -9,6 +9,10 @@
 # directory too, because the host's apt.conf.d carries hooks (packagekit, appstream) that
 # an `apt-get update` would run against the host; only the host's proxy and date-check
 # settings are carried over, so that downloads work wherever the host's apt does.
+#
+# $kernel_arch (the caller's, default amd64) is the Debian architecture of the kernels:
+# arm64 gets configurations of its own (SUITE-arm64) whose only architecture, native
+# included, is arm64, so that plain package names mean the arm64 packages.
 
 # Where a suite lives; mirrors can be overridden for machines with a local one.
 suite_uri() {
@@ -18,12 +22,18 @@ suite_uri() {
   esac
 }
 
+kernel_arch=${kernel_arch:-amd64}
+apt_dir_for() {  # suite -> its private apt directory (amd64 keeps the plain suite name)
+  if [[ $kernel_arch == amd64 ]]; then echo "$cache/apt/$1"; else echo "$cache/apt/$1-$kernel_arch"; fi
+}
+
 apt_conf_for() {  # suite -> path of its private apt.conf (created on first use)
-  local suite=$1 dir=$cache/apt/$1
+  local suite=$1 dir
+  dir=$(apt_dir_for "$1")
   if [[ ! -e $dir/apt.conf ]]; then
     mkdir -p "$dir"/{apt.conf.d,lists/partial,cache/archives/partial,state}
     : >"$dir/state/status"
-    echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $(suite_uri "$suite") $suite main" \
+    echo "deb [arch=$kernel_arch signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $(suite_uri "$suite") $suite main" \
       >"$dir/sources.list"
     {
       printf 'Dir::Etc::main "%s";\n' "$dir/none.conf"
@@ -36,7 +46,8 @@ apt_conf_for() {  # suite -> path of its private apt.conf (created on first use)
       printf 'Dir::State::Lists "%s";\n' "$dir/lists"
       printf 'Dir::State::status "%s";\n' "$dir/state/status"
       printf 'Dir::Cache "%s";\n' "$dir/cache"
-      printf 'APT::Architectures { "amd64"; };\n'
+      printf 'APT::Architecture "%s";\n' "$kernel_arch"
+      printf 'APT::Architectures { "%s"; };\n' "$kernel_arch"
       printf 'Acquire::Languages "none";\n'
       printf 'Acquire::GzipIndexes "true";\n'
       env -u APT_CONFIG apt-config dump 2>/dev/null |
@@ -55,7 +66,8 @@ apt_suite() {  # suite, apt-get/apt-cache args...: run apt against that suite on
 }
 
 apt_suite_update() {  # suite
-  local log=$cache/apt/$1/update.log
+  local log
+  log=$(apt_dir_for "$1")/update.log
   apt_conf_for "$1" >/dev/null
   log "apt-get update (private, suite $1)"
   apt_suite "$1" apt-get -q update >>"$log" 2>&1 ||
@@ -78,7 +90,7 @@ kernel_fetch() {  # pkg version suite dir
   local pkg=$1 ver=$2 suite=$3 dir=$4 part parts=() listed
   rm -rf "$dir"
   mkdir -p "$dir/dl"
-  listed=$(find "$cache/apt/$suite/lists" -maxdepth 1 -name '*_Packages*' 2>/dev/null | grep -c . || true)
+  listed=$(find "$(apt_dir_for "$suite")/lists" -maxdepth 1 -name '*_Packages*' 2>/dev/null | grep -c . || true)
   ((listed > 0)) || apt_suite_update "$suite"
   get() { (cd "$dir/dl" && apt_suite "$suite" apt-get download -q "$@") >>"$dir/download.log" 2>&1; }
   log "downloading $pkg=$ver ($suite)"
@@ -87,7 +99,7 @@ kernel_fetch() {  # pkg version suite dir
     get "$pkg=$ver" || {
       tail -5 "$dir/download.log" >&2 || true
       echo "vmtest: kernels apt offers in $suite now:" >&2
-      apt_suite "$suite" apt-cache search --names-only '^linux-image-[0-9].*-amd64$' 2>/dev/null |
+      apt_suite "$suite" apt-cache search --names-only "^linux-image-[0-9].*-$kernel_arch\$" 2>/dev/null |
         awk '{ print "  " $1 }' | sort -V | tail -5 >&2
       die "cannot download $pkg=$ver from $suite: update its row in test/kernels.txt"
     }

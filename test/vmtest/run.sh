@@ -7,16 +7,19 @@
 #   test/vmtest/run.sh [OPTIONS] KERNEL [-- COMMAND [ARGS]]
 #
 #   KERNEL                a [section] of the matrix with `boot vmtest`: 5.10, 6.1, 6.12,
-#                         7.2, 7.3-rc (test/kernels.txt; docs/kernels.md)
-#   --build DIR           build tree to test (default: build/ of this checkout); it must
-#                         have uringscope, test/kernel_tests and test/faults/inject
+#                         7.2, 7.3-rc, 6.12-arm64 (test/kernels.txt; docs/kernels.md)
+#   --build DIR           build tree to test (default: build/ of this checkout, or
+#                         build-arm64/ for an arm64 row); it must have uringscope,
+#                         test/kernel_tests and test/faults/inject, built for the row's
+#                         architecture (an arm64 row: packaging/build.sh --arch arm64)
 #   --results DIR         where logs and reports go (default: a new /tmp/uringscope-vmtest-*)
 #   --steps LIST          a subset of the row's `steps` (default: all of them):
 #                         version,load,kernel,faults on a supported kernel, version,refuse
 #                         on an unsupported one; a step the row does not have is an error
 #   --matrix FILE         the matrix to read KERNEL from (default test/kernels.txt; the
 #                         canary passes a row of its own)
-#   --timeout SECONDS     kill the guest after this long (default 2400)
+#   --timeout SECONDS     kill the guest after this long (default 2400; 7200 for arm64,
+#                         whose suites then get 5400 s each instead of guest.sh's 1200)
 #   --accel auto|tcg|kvm  default auto: KVM only if cpuinfo has vmx/svm and a trial boot
 #                         under KVM works, else TCG (single-threaded, -cpu max:
 #                         docs/kernels.md says why; VMTEST_TCG_THREAD=multi to override)
@@ -31,8 +34,13 @@
 # and linux-base: all are fetched. The initramfs modules are resolved by kmod from the
 # package's own tree (test/vmtest/initramfs.sh).
 #
+# A row's `arch` (default amd64) picks the emulator: qemu-system-x86_64, or for arm64
+# qemu-system-aarch64 -M virt -cpu max under TCG with the package's Image booted as is.
+#
 # In the guest, test/vmtest/guest.sh runs as root in a chroot of this machine's root
-# (shared read-only over 9p), with an ext4 /tmp on a fresh virtual disk; tests and
+# (shared read-only over 9p; for an arm64 row, a root of Debian's arm64 packages built
+# by test/vmtest/rootfs.sh, with the checkout and the build tree bound into it), with an
+# ext4 /tmp on a fresh virtual disk; tests and
 # scenarios whose kernel needs (test/vmtest/requirements.txt) are not met are skipped and
 # listed. Its output comes back live over virtio serial ports.
 #
@@ -55,10 +63,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 matrix=$root/test/kernels.txt
 cache=${URINGSCOPE_VMTEST_CACHE:-/var/cache/uringscope-vmtest}
-build=$root/build
+build=
 results=
 steps=
-timeout_s=2400
+timeout_s=
 accel=auto
 prepare_only=0
 kernel=
@@ -92,6 +100,8 @@ done
 source "$here/kernel.sh"
 # shellcheck source=SCRIPTDIR/initramfs.sh
 source "$here/initramfs.sh"
+# shellcheck source=SCRIPTDIR/rootfs.sh
+source "$here/rootfs.sh"
 
 t_start=$(date +%s.%N)
 phase_start=$t_start
@@ -118,6 +128,27 @@ read -r pkg pkg_version pkg_suite _ <<<"$(field package)"
 [[ -n $pkg && -n $pkg_version && -n $pkg_suite ]] ||
   die "[$kernel] in ${matrix#"$root"/} has no 'package NAME VERSION SUITE'"
 release=$(field release)
+row_arch=$(field arch)
+row_arch=${row_arch:-amd64}
+case $row_arch in
+  amd64) qemu_pkg=qemu-system-x86 elf_machine='X86-64' ;;
+  arm64) qemu_pkg=qemu-system-arm elf_machine='AArch64' ;;
+  *) die "[$kernel] has arch '$row_arch': amd64 or arm64" ;;
+esac
+# kernel.sh's private apt configurations and rootfs.sh's root are per architecture.
+kernel_arch=$row_arch
+if [[ -z $build ]]; then
+  if [[ $row_arch == amd64 ]]; then build=$root/build; else build=$root/build-$row_arch; fi
+fi
+# An arm64 guest is emulated instruction by instruction (TCG), several times slower
+# than an x86-64 one: longer limits (docs/kernels.md, "arm64").
+if [[ $row_arch == amd64 ]]; then
+  timeout_s=${timeout_s:-2400}
+else
+  timeout_s=${timeout_s:-7200}
+  export VMTEST_FAULTS_TIMEOUT=${VMTEST_FAULTS_TIMEOUT:-5400}
+  export VMTEST_KERNEL_TESTS_TIMEOUT=${VMTEST_KERNEL_TESTS_TIMEOUT:-5400}
+fi
 row_tier=$(field tier)
 row_steps=$(field steps)
 row_steps=${row_steps:-version,load,kernel,faults}
@@ -150,11 +181,12 @@ apt_install() {  # packages missing from the host, from the host's own suites
       "${missing[@]}" >>"$cache/apt.log" 2>&1 || { tail -20 "$cache/apt.log" >&2; die "apt-get install failed"; }
   fi
 }
-# qemu, a static busybox for the initramfs, the decompressors for the kernel image and
-# its modules, cpio to pack the initramfs, kmod (depmod, modprobe) to resolve the
-# modules, the archive keyring for the private apt sources; jq and strace are what the
-# faults and refuse steps need in the guest (the guest runs the host's own userland).
-apt_install qemu-system-x86 busybox-static xz-utils zstd cpio kmod debian-archive-keyring \
+# qemu for the row's architecture, a static busybox for the initramfs (an arm64 row takes
+# the arm64 one from its guest root), the decompressors for the kernel image and its
+# modules, cpio to pack the initramfs, kmod (depmod, modprobe) to resolve the modules,
+# the archive keyring for the private apt sources; jq and strace are what the faults and
+# refuse steps need in an amd64 guest (which runs the host's own userland).
+apt_install "$qemu_pkg" busybox-static xz-utils zstd cpio kmod debian-archive-keyring \
   jq strace binutils e2fsprogs
 phase "host packages"
 
@@ -166,12 +198,23 @@ kroot=$kdir/root
 kernel_locate "$kroot"
 [[ -z $release || $release == "$kver" ]] ||
   die "$pkg holds kernel $kver but test/kernels.txt [$kernel] says release $release"
-kernel_extract_vmlinux "$kdir" "$vmlinuz"
-if [[ -e $kdir/vmlinux ]]; then boot_image=$kdir/vmlinux boot_kind="vmlinux (PVH)"
-else boot_image=$vmlinuz boot_kind="bzImage"; fi
+if [[ $row_arch == amd64 ]]; then
+  kernel_extract_vmlinux "$kdir" "$vmlinuz"
+  if [[ -e $kdir/vmlinux ]]; then boot_image=$kdir/vmlinux boot_kind="vmlinux (PVH)"
+  else boot_image=$vmlinuz boot_kind="bzImage"; fi
+else
+  # arm64's vmlinuz is the kernel's Image, which qemu -M virt boots directly.
+  boot_image=$vmlinuz boot_kind="Image"
+fi
 phase "kernel package"
 
 busybox=/bin/busybox
+guest_root=
+if [[ $row_arch != amd64 ]]; then
+  rootfs_build "$rootfs_suite"
+  busybox=$guest_root/bin/busybox
+  phase "guest root"
+fi
 [[ $(readelf -l "$busybox" 2>/dev/null) == *INTERP* ]] && die "$busybox is not static (busybox-static)"
 initramfs_build "$kdir" "$kroot" "$kver" "$busybox" "$here/init"
 phase "initramfs"
@@ -189,6 +232,10 @@ needed=(uringscope)
 [[ ,$steps, == *,faults,* ]] && needed+=(test/faults/inject)
 for tool in "${needed[@]}"; do
   [[ -x $build/$tool || ${#command[@]} -gt 0 ]] || die "$build/$tool is not built (packaging/build.sh, or --build DIR)"
+  # An x86-64 uringscope cannot run in an arm64 guest, nor the reverse: said here, not
+  # as a guest's 'Exec format error' on every test.
+  [[ ! -x $build/$tool ]] || readelf -h "$build/$tool" 2>/dev/null | grep -q "Machine:.*$elf_machine" ||
+    die "$build/$tool is not built for $row_arch ([$kernel]): $([[ $row_arch == amd64 ]] && echo 'packaging/build.sh' || echo "packaging/build.sh --arch $row_arch"), or --build DIR"
 done
 if [[ -n $results && $(realpath -m "$results")/ == "$root"/* ]]; then
   die "--results must be outside the checkout (the guest sees the checkout read-only)"
@@ -209,8 +256,11 @@ guest_scratch=/tmp/vmtest-results
 # built from (the tests read files of it, e.g. docs/json.schema.json), are bound back in.
 keep=()
 source_dir=$(sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' "$build/CMakeCache.txt" 2>/dev/null || true)
-for path in $source_dir "$build"; do
-  case $path/ in /tmp/*|/run/*) ;; *) continue ;; esac
+for path in "$root" $source_dir "$build"; do
+  # The host root has them all but what /tmp and /run hide; a guest root has none.
+  if [[ -z $guest_root ]]; then
+    case $path/ in /tmp/*|/run/*) ;; *) continue ;; esac
+  fi
   covered=0
   for k in "${keep[@]}"; do [[ $path/ == "$k"/* ]] && covered=1; done
   ((covered)) || keep+=("$path")
@@ -219,8 +269,17 @@ done
   echo "GUEST_SCRATCH=$guest_scratch"
   echo "KEEP_PATHS='${keep[*]}'"
 } >"$results/guest.env"
+if [[ -n $guest_root ]]; then
+  rootfs_mount_points "${keep[@]}"
+  echo "GUEST_ROOT=1" >>"$results/guest.env"
+fi
 {
   echo "export VMTEST_RESULTS=$guest_scratch"
+  # The guest starts with an empty environment (init runs cmd.sh under env -i): the
+  # suites' timeouts (guest.sh) are passed on when set here.
+  for v in VMTEST_KERNEL_TESTS_TIMEOUT VMTEST_FAULTS_TIMEOUT; do
+    if [[ -n ${!v:-} ]]; then echo "export $v=$(printf '%q' "${!v}")"; fi
+  done
   echo "cd $(printf '%q' "$root")"
   if ((${#command[@]})); then
     printf 'exec'; printf ' %q' "${command[@]}"; echo
@@ -243,23 +302,39 @@ make_tmp_disk() {  # dir
 qemu=()
 # shellcheck disable=SC2054  # commas inside qemu options, not array separators
 qemu_args() {  # accel (kvm|tcg), results dir -> the qemu command line in ${qemu[@]}
-  local a=$1 dir=$2
-  qemu=(qemu-system-x86_64 -nodefaults -no-user-config -nographic -no-reboot -machine pc)
-  if [[ $a == kvm ]]; then qemu+=(-accel kvm -cpu host)
-  else qemu+=(-accel "tcg,thread=${VMTEST_TCG_THREAD:-single}" -cpu max); fi
+  local a=$1 dir=$2 console
+  if [[ $row_arch == arm64 ]]; then
+    # The generic virt board (PCI, so the same virtio-*-pci devices as on x86) and its
+    # PL011 console. pauth-impdef: max's pointer authentication with QEMU's cheap hash
+    # instead of the architected QARMA, which costs TCG much of its speed.
+    qemu=(qemu-system-aarch64 -nodefaults -no-user-config -nographic -no-reboot -machine virt
+      -accel "tcg,thread=${VMTEST_TCG_THREAD:-single}" -cpu max,pauth-impdef=on)
+    console="console=ttyAMA0"
+  else
+    qemu=(qemu-system-x86_64 -nodefaults -no-user-config -nographic -no-reboot -machine pc)
+    if [[ $a == kvm ]]; then qemu+=(-accel kvm -cpu host)
+    else qemu+=(-accel "tcg,thread=${VMTEST_TCG_THREAD:-single}" -cpu max); fi
+    # no_timer_check: an x86 boot parameter (a loaded TCG host fails 6.1's IO-APIC check).
+    console="console=ttyS0 no_timer_check"
+  fi
   qemu+=(-smp "$smp" -m "$mem" -kernel "$boot_image" -initrd "$initramfs"
-    -append "console=ttyS0 quiet loglevel=4 panic=-1 oops=panic no_timer_check rdinit=/init${VMTEST_APPEND:+ $VMTEST_APPEND}"
+    -append "$console quiet loglevel=4 panic=-1 oops=panic rdinit=/init${VMTEST_APPEND:+ $VMTEST_APPEND}"
     -serial "file:$dir/console.log"
     -fsdev "local,id=hostroot,path=/,readonly=on,security_model=none,multidevs=remap"
     -device "virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot"
     -fsdev "local,id=scratch,path=$dir,security_model=none,multidevs=remap"
     -device "virtio-9p-pci,fsdev=scratch,mount_tag=scratch"
-    -drive "file=$dir/tmp.img,if=virtio,format=raw,cache=unsafe,discard=unmap"
+    -drive "file=$dir/tmp.img,if=none,id=tmpdisk,format=raw,cache=unsafe,discard=unmap"
+    -device virtio-blk-pci,drive=tmpdisk
     -device virtio-serial-pci,id=vs
     -chardev "file,id=gout,path=$dir/guest.out,append=on"
     -device virtserialport,bus=vs.0,chardev=gout,name=out
     -chardev "file,id=gerr,path=$dir/guest.err,append=on"
     -device virtserialport,bus=vs.0,chardev=gerr,name=err)
+  if [[ -n $guest_root ]]; then
+    qemu+=(-fsdev "local,id=guestroot,path=$guest_root,readonly=on,security_model=none,multidevs=remap"
+      -device "virtio-9p-pci,fsdev=guestroot,mount_tag=guestroot")
+  fi
   if [[ -n ${VMTEST_MONITOR:-} ]]; then qemu+=(-monitor "unix:$VMTEST_MONITOR,server,nowait")
   else qemu+=(-monitor none); fi
 }
@@ -267,6 +342,11 @@ qemu_args() {  # accel (kvm|tcg), results dir -> the qemu command line in ${qemu
 # KVM only where the CPU advertises it and a stock kernel really boots under it (some
 # /dev/kvm modules run only specially built guests and hang a stock one).
 pick_accel() {
+  if [[ $row_arch != amd64 ]]; then
+    [[ $accel != kvm ]] || die "--accel kvm: an $row_arch guest on this host runs only under TCG"
+    echo "tcg (an $row_arch guest on an $(uname -m) host)"
+    return
+  fi
   if [[ $accel != auto ]]; then echo "$accel (forced with --accel)"; return; fi
   if ! grep -qwE 'vmx|svm' /proc/cpuinfo; then echo "tcg (cpuinfo has no vmx/svm)"; return; fi
   if [[ ! -w /dev/kvm ]]; then echo "tcg (no usable /dev/kvm)"; return; fi
