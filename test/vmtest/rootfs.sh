@@ -44,12 +44,12 @@ rootfs_build() {  # suite
   listed=$(find "$(apt_dir_for "$suite")/lists" -maxdepth 1 -name '*_Packages*' 2>/dev/null | grep -c . || true)
   ((listed > 0)) || apt_suite_update "$suite"
   log "guest root: downloading ${#rootfs_packages[@]} $kernel_arch packages of $suite and their dependencies"
-  get() {
+  rootfs_get() {
     apt_suite "$suite" apt-get install --download-only -y -q --no-install-recommends \
       -o Dir::Cache::archives="$dir/debs" "${rootfs_packages[@]}" >>"$dir/download.log" 2>&1
   }
   # Lists older than the mirror name files it no longer has: refresh them once.
-  get || { apt_suite_update "$suite"; get; } ||
+  rootfs_get || { apt_suite_update "$suite"; rootfs_get; } ||
     { tail -5 "$dir/download.log" >&2 || true; die "cannot download the guest root's packages ($dir/download.log)"; }
   for deb in "$dir"/debs/*.deb; do
     dpkg-deb -x "$deb" "$guest_root" || die "cannot unpack ${deb##*/}"
@@ -64,6 +64,8 @@ rootfs_build() {  # suite
   printf '127.0.0.1\tlocalhost\n::1\t\tlocalhost ip6-localhost ip6-loopback\n' >"$r/etc/hosts"
   mkdir -p "$r"/{proc,sys,dev,tmp,run}
   touch "$dir/done"
+  # Roots of an older package list or script are not used again.
+  find "$cache" -maxdepth 1 -name "rootfs-$kernel_arch-$suite-*" ! -name "${dir##*/}" -exec rm -rf {} +
   log "guest root: $(du -sh "$r" | cut -f1) in $r"
 }
 
