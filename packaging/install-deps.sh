@@ -45,6 +45,7 @@ if [[ $arch == arm64 ]]; then
     crossbuild-essential-arm64 qemu-user-static
     libbpf-dev:arm64 libelf-dev:arm64 zlib1g-dev:arm64 libncurses-dev:arm64
     liburing-dev:arm64 libgtest-dev:arm64
+    libstdc++6:arm64  # the test binaries are dynamic: qemu-user's loader finds it here
   )
 fi
 missing=()
