@@ -2,13 +2,16 @@
 # SPDX-License-Identifier: MIT
 # The man page must describe every option that --help lists, each in an entry of its
 # own (a .TP tag), must not describe options the binary no longer has, and must carry
-# the binary's version in its .TH line.
+# the binary's version in its .TH line. A cross-built binary runs through EMULATOR
+# (CMake's CMAKE_CROSSCOMPILING_EMULATOR, e.g. qemu-aarch64-static).
 set -euo pipefail
-bin=${1:?usage: manpage_options.sh PATH_TO_URINGSCOPE PATH_TO_uringscope.8}
-page=${2:?usage: manpage_options.sh PATH_TO_URINGSCOPE PATH_TO_uringscope.8}
+bin=${1:?usage: manpage_options.sh PATH_TO_URINGSCOPE PATH_TO_uringscope.8 [EMULATOR...]}
+page=${2:?usage: manpage_options.sh PATH_TO_URINGSCOPE PATH_TO_uringscope.8 [EMULATOR...]}
+shift 2
+emulator=("$@")
 [[ -r "$page" ]] || { echo "FAIL: cannot read $page" >&2; exit 1; }
 
-help=$("$bin" --help) || { echo "FAIL: $bin --help exited $?" >&2; exit 1; }
+help=$("${emulator[@]}" "$bin" --help) || { echo "FAIL: $bin --help exited $?" >&2; exit 1; }
 # Only the option table: the examples below it use options too, but name none of their own.
 table=$(sed -n '/^Options:/,/^Examples:/p' <<<"$help")
 [[ -n "$table" ]] || { echo "FAIL: --help printed no 'Options:' table" >&2; exit 1; }
@@ -50,7 +53,7 @@ if ((${#stale[@]})); then
 fi
 
 # .TH's fourth field is "uringscope VERSION"; --version's first line is the same words.
-version=$("$bin" --version | head -n 1)
+version=$("${emulator[@]}" "$bin" --version | head -n 1)
 th_source=$(grep -m1 '^\.TH ' "$page" | grep -oE '"uringscope [^"]+"' | tr -d '"' || true)
 if [[ "$th_source" != "$version" ]]; then
   echo "FAIL: $page's .TH says '${th_source:-nothing}', the binary says '$version'" >&2
