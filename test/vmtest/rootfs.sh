@@ -8,8 +8,9 @@
 # instead: what test/vmtest/guest.sh and test/faults/run.sh run (bash, coreutils, awk,
 # sed, grep, jq, python3 with python3-jsonschema for the report's schema check, dmesg
 # from util-linux), liburing2, which the cross-built injector links (its --liburing
-# scenarios put uprobes on the shared liburing, as on the host), and busybox-static,
-# whose arm64 busybox becomes the initramfs's. The checkout and the build tree are bound
+# scenarios put uprobes on the shared liburing, as on the host), libstdc++6, which the
+# dynamically linked kernel_tests needs, and busybox-static, whose arm64 busybox becomes
+# the initramfs's. The checkout and the build tree are bound
 # into it from the host root in the guest (test/vmtest/init), so uringscope, the
 # injector and the scripts are the ones under test.
 #
@@ -25,7 +26,7 @@
 rootfs_suite=bookworm
 rootfs_packages=(
   base-files base-passwd bash dash coreutils diffutils findutils grep sed mawk
-  util-linux jq python3 python3-jsonschema liburing2 busybox-static
+  util-linux jq python3 python3-jsonschema liburing2 libstdc++6 busybox-static
 )
 
 # Sets guest_root to the unpacked root (DIR/root), building it on first use.
