@@ -34,6 +34,15 @@ def source_note(fig, prefix, machine, what="median of paired runs, bars: range")
              f"{machine.get('kernel', '?')}; {what}", fontsize=7, color="#555555")
 
 
+def save(fig, path, prefix, machine, what="median of paired runs, bars: range"):
+    """Every figure ends the same way: where its numbers come from, then the PNG."""
+    source_note(fig, prefix, machine, what)
+    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
+
+
 def paired_figure(points, name, xlabel, title, path, prefix, machine, log_x=True):
     rows = sd.curve(points, name)
     if not rows:
@@ -61,11 +70,7 @@ def paired_figure(points, name, xlabel, title, path, prefix, machine, log_x=True
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8, loc="lower left" if ax is a else "upper left")
     fig.suptitle(title, fontsize=11)
-    source_note(fig, prefix, machine)
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return True
+    return save(fig, path, prefix, machine)
 
 
 def threads_figure(points, progs, path, prefix, machine):
@@ -104,11 +109,7 @@ def threads_figure(points, progs, path, prefix, machine):
     b.legend(fontsize=7)
     b.grid(axis="y", alpha=0.3)
     fig.suptitle("Many CPUs: 1 vs 2 submitting threads, and completions on another CPU", fontsize=11)
-    source_note(fig, prefix, machine, "left: median of paired runs, bars: range; right: one bpf_stats run each")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return True
+    return save(fig, path, prefix, machine, "left: median of paired runs, bars: range; right: one bpf_stats run each")
 
 
 def memory_figure(rows, path, prefix, machine):
@@ -133,11 +134,7 @@ def memory_figure(rows, path, prefix, machine):
         ax.legend(fontsize=7, ncol=2)
         ax.set_ylim(bottom=0)
     fig.suptitle("Memory against URINGSCOPE_TABLE_SIZES", fontsize=11)
-    source_note(fig, prefix, machine, "one run each, -p on a NOP storm for 3 s")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return True
+    return save(fig, path, prefix, machine, "one run each, -p on a NOP storm for 3 s")
 
 
 def attach_figure(rows, med, path, prefix, machine):
@@ -160,11 +157,7 @@ def attach_figure(rows, med, path, prefix, machine):
         ax.legend(fontsize=8)
     most = max(box.values()) if box else 0
     fig.suptitle(f"Attach time against what is already on the box (up to {most} rings in all)", fontsize=11)
-    source_note(fig, prefix, machine, "median of the trials")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return True
+    return save(fig, path, prefix, machine, "median of the trials")
 
 
 def report_figure(med, exit_med, path, prefix, machine):
@@ -184,11 +177,7 @@ def report_figure(med, exit_med, path, prefix, machine):
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     fig.suptitle("Report time against rings", fontsize=11)
-    source_note(fig, prefix, machine, "median of the trials")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return True
+    return save(fig, path, prefix, machine, "median of the trials")
 
 
 def fmt(v, spec="{:.0f}"):
