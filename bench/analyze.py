@@ -15,6 +15,7 @@ import argparse
 import csv
 import json
 import os
+import re
 import statistics
 import sys
 
@@ -54,6 +55,13 @@ RATIO_TARGETS = [
      1.6, None),
     ("default vs empty-program limit, punted reads", "read-async", "uringscope",
      "uringscope-limit", 1.6, None),
+    # The same against uringscope-timed, the limit plus the one clock read per submit and
+    # per CQE that a latency needs: what the programs' own work costs beyond that.
+    ("default vs timed limit, NOP", "nop", "uringscope", "uringscope-timed", 2.0, None),
+    ("default vs timed limit, page-cache reads", "read", "uringscope", "uringscope-timed", 1.6,
+     None),
+    ("default vs timed limit, punted reads", "read-async", "uringscope", "uringscope-timed", 1.6,
+     None),
     ("--trace vs floor, page-cache reads", "read", "uringscope-trace", "floor", 1.5, None),
     ("--trace vs floor, punted reads", "read-async", "uringscope-trace", "floor", 1.5, None),
     ("--trace vs floor, O_DIRECT reads", "read-direct", "uringscope-trace", "floor", 1.5, None),
@@ -75,7 +83,7 @@ DOCTOR_PROGRAMS = ("usc_sched", "usc_poll_arm", "usc_task_add", "usc_tw_run", "u
 
 TRACER_ORDER = ["none", "uringscope", "uringscope-prev", "uringscope-trace", "uringscope-check",
                 "uringscope-boundary", "uringscope-noboundary", "uringscope-files",
-                "uringscope-spine", "uringscope-limit",
+                "uringscope-spine", "uringscope-limit", "uringscope-timed",
                 "uringscope-noenter", "floor", "bpftrace", "perf"]
 WORKLOAD_ORDER = ["nop", "read", "read-async", "read-direct", "nop-ctxsw", "syscall"]
 DEVICE_BOUND = {"read-direct"}
@@ -217,6 +225,25 @@ def bpf_stats(logdir):
             ns = end[pid].get("run_time_ns", 0) - start[pid].get("run_time_ns", 0)
             progs.append({"name": end[pid].get("name", str(pid)), "cnt": cnt, "ns": ns})
         out.append({"workload": row["workload"], "tracer": row["tracer"], "ops": ops, "progs": progs})
+    return out
+
+
+TRACE_LOST = re.compile(r"--trace records lost \(trace buffer full\)\s+([\d,]+)")
+
+
+def trace_losses(logdir, runs):
+    """workload -> [(records lost, requests in the timed loop)] over its --trace runs."""
+    out = {}
+    for r in runs:
+        if r["tracer"] != "uringscope-trace":
+            continue
+        log = os.path.join(logdir, f"r{r['rep']}-{r['workload']}-{r['seq']}-uringscope-trace.tracer")
+        if not os.path.exists(log):
+            continue
+        with open(log) as f:
+            found = TRACE_LOST.search(f.read())
+        lost = int(found.group(1).replace(",", "")) if found else 0
+        out.setdefault(r["workload"], []).append((lost, int(float(r["ops"] or 0))))
     return out
 
 
@@ -443,6 +470,22 @@ def render(logdir, max_spread):
         if vals:
             w(f"`--trace` output per run: median {median(vals) / 1e6:.0f} MB (written to tmpfs "
               "and deleted after each run).\n")
+    losses = trace_losses(logdir, runs)
+    if losses:
+        w("### `--trace` records lost\n")
+        w("What each `uringscope-trace` run's own report counted as lost (the trace buffer "
+          "was full when the kernel side had a record to send: never silent, a TOOL finding "
+          "in the report). A request sends two records (submit, CQE), three when an io "
+          "thread picks it up; the count covers the tracer's whole run, a little longer "
+          "than the timed loop whose requests it is divided by.\n")
+        w("| workload | runs | records lost per run (median) [min..max] | lost per 100 requests (median) |")
+        w("|---|---:|---:|---:|")
+        for wl in sorted(losses, key=lambda x: order_key(WORKLOAD_ORDER, x)):
+            lost = [n for n, _ in losses[wl]]
+            per100 = [100 * n / ops for n, ops in losses[wl] if ops]
+            w(f"| {wl} | {len(lost)} | {median(lost):,.0f} [{min(lost):,}..{max(lost):,}] | "
+              f"{fmt(median(per100), '{:.2f}')} |")
+        w("")
     return "\n".join(out) + "\n"
 
 

@@ -33,8 +33,9 @@ usage: bench/run.sh [options]
                          sched_switch-heavy case), traced by none, uringscope, floor only
                          syscall: getppid() in a loop, no io_uring (what a tracer adds
                          to every other syscall), traced by none, uringscope, floor only
-  --tracers LIST       comma-separated (default uringscope,uringscope-limit,uringscope-trace,
-                       uringscope-check,uringscope-spine,floor,bpftrace,perf); tracers whose tool is
+  --tracers LIST       comma-separated (default uringscope,uringscope-limit,uringscope-timed,
+                       uringscope-trace,uringscope-check,uringscope-spine,floor,bpftrace,perf);
+                       tracers whose tool is
                        missing are skipped with a note (uringscope-spine needs
                        URINGSCOPE_SKIP_FEATURES support in uringscope);
                        uringscope-noboundary is uringscope --no-boundary (the
@@ -42,7 +43,9 @@ usage: bench/run.sh [options]
                        uringscope --files (per-file attribution);
                        uringscope-limit is the default mode's own programs on its
                        own hooks, each returning at once (URINGSCOPE_EMPTY_PROGRAMS=1):
-                       the physical limit of the design;
+                       the physical limit of the design; uringscope-timed is the
+                       same with one clock read in each submit and CQE program (the
+                       least that timing a request costs: URINGSCOPE_EMPTY_PROGRAMS=timed);
                        uringscope-boundary is
                        uringscope --boundary (the default, named for old comparisons);
                        uringscope-prev is the binary in $BENCH_PREV_URINGSCOPE (an
@@ -70,7 +73,7 @@ build_dir=${BENCH_BUILD_DIR:-$root/build}
 reps=8
 seconds=2
 workloads=nop,read,read-async,read-direct,nop-ctxsw,syscall
-tracers=uringscope,uringscope-limit,uringscope-trace,uringscope-check,uringscope-spine,floor,bpftrace,perf
+tracers=uringscope,uringscope-limit,uringscope-timed,uringscope-trace,uringscope-check,uringscope-spine,floor,bpftrace,perf
 depth=32
 batch=8
 cpu=""

@@ -36,12 +36,26 @@ static __always_inline __u64 hist_slot(__u64 ns)
 	return slot;
 }
 
+/*
+ * n more in a shared counter. serial: the caller's kernel context already keeps any
+ * other writer of this slot out (see opstat_serial() in tables.bpf.h), so a plain add
+ * is exact; a locked add costs 12-15 ns here, a third of a NOP's BPF time.
+ */
+static __always_inline void counter_add(__u64 *slot, __u64 n, bool serial)
+{
+	if (serial)
+		*slot += n;
+	else
+		__sync_fetch_and_add(slot, n);
+}
+
 /* One latency into a log2 histogram with its sum and maximum. A lost race on the
  * maximum under-reports it by one concurrent sample at most. */
-static __always_inline void latency_add(__u64 *hist, __u64 *sum, __u64 *max, __u64 lat)
+static __always_inline void latency_add(__u64 *hist, __u64 *sum, __u64 *max, __u64 lat,
+					bool serial)
 {
-	__sync_fetch_and_add(&hist[hist_slot(lat)], 1);
-	__sync_fetch_and_add(sum, lat);
+	counter_add(&hist[hist_slot(lat)], 1, serial);
+	counter_add(sum, lat, serial);
 	if (lat > *max)
 		*max = lat;
 }

@@ -56,8 +56,8 @@ static __always_inline void zc_wait_for_notif(struct us_opstat *os, struct us_in
 	__u64 key = zc_key(w->ring, w->user_data), since;
 
 	if (elapsed_since(w->start_ns, now, &since)) {
-		opstat_count(os, US_OC_ZC_RESULTS);
-		__sync_fetch_and_add(&os->counters[US_OC_ZC_RESULT_SUM_NS], since);
+		opstat_add_serial(os, US_OC_ZC_RESULTS, 1);
+		opstat_add_serial(os, US_OC_ZC_RESULT_SUM_NS, since);
 	}
 	w->req = 0;
 	z = zc_waiting(moved.ring, moved.user_data);
@@ -145,7 +145,7 @@ static __always_inline void complete_tracked(void *ring_ctx, struct us_inflight 
 	if (check_on)
 		check_end(w->req, w->ring, w->opcode);
 	if (abandoned_cqe(ring_ctx, res)) {
-		opstat_count(os, US_OC_CANCELLED_AT_EXIT);
+		opstat_add_serial(os, US_OC_CANCELLED_AT_EXIT, 1);
 		w->state |= US_IF_ABANDONED;
 		return;
 	}
@@ -199,7 +199,7 @@ static __always_inline void complete_untracked(void *ring_ctx, __u32 ring, __u64
 	count_cqe(os, res, cflags);
 	if (trace_on)
 		trace_cqe(ring_ctx, req_addr, 0, ring, (__u8)op_slot(opcode), res, cflags, 0);
-	opstat_count(os, US_OC_UNTRACKED);
+	opstat_add_serial(os, US_OC_UNTRACKED, 1);
 	if (files_on && req_addr) {
 		struct us_file_hit hit = {};
 
@@ -208,7 +208,7 @@ static __always_inline void complete_untracked(void *ring_ctx, __u32 ring, __u64
 			file_end(&hit, 0, false, US_NO_LATENCY);
 	}
 	if (abandoned_cqe(ring_ctx, res))
-		opstat_count(os, US_OC_CANCELLED_AT_EXIT);
+		opstat_add_serial(os, US_OC_CANCELLED_AT_EXIT, 1);
 }
 
 /*
@@ -233,8 +233,8 @@ static __always_inline void on_zc_notif(void *ring_ctx, __u32 ring, __u64 user_d
 	os = opstat_row(w->opstat);
 	if (!os)
 		return;
-	opstat_count(os, US_OC_COMPLETED);
-	opstat_count(os, US_OC_ZC_NOTIFS);
+	opstat_add_serial(os, US_OC_COMPLETED, 1);
+	opstat_add_serial(os, US_OC_ZC_NOTIFS, 1);
 	if (trace_on)
 		trace_cqe(ring_ctx, 0, user_data, ring, w->opcode, res, cflags, now);
 	if (w->state & US_IF_ZC_SHARED) {
@@ -311,7 +311,7 @@ static __always_inline void on_complete(void *ctx, bool direct, __u64 req_addr,
 SEC("tp_btf/io_uring_complete")
 int BPF_PROG(usc_cqe, struct io_ring_ctx *ring_ctx, void *req, struct io_uring_cqe *cqe)
 {
-	US_EMPTY_EXIT();
+	US_EMPTY_EXIT_TIMED();
 	on_complete(ring_ctx, true, (__u64)req, cqe->user_data, cqe->res, cqe->flags);
 	return 0;
 }
@@ -319,7 +319,7 @@ int BPF_PROG(usc_cqe, struct io_ring_ctx *ring_ctx, void *req, struct io_uring_c
 SEC("tp_btf/io_uring_complete")
 int BPF_PROG(usc_cqe_req, void *ring_ctx, void *req, __u64 user_data, int res, unsigned int cflags)
 {
-	US_EMPTY_EXIT();
+	US_EMPTY_EXIT_TIMED();
 	on_complete(ring_ctx, false, (__u64)req, user_data, res, cflags);
 	return 0;
 }
@@ -327,7 +327,7 @@ int BPF_PROG(usc_cqe_req, void *ring_ctx, void *req, __u64 user_data, int res, u
 SEC("tp_btf/io_uring_complete")
 int BPF_PROG(usc_cqe_old, void *ring_ctx, __u64 user_data, int res, unsigned int cflags)
 {
-	US_EMPTY_EXIT();
+	US_EMPTY_EXIT_TIMED();
 	on_complete(ring_ctx, false, 0, user_data, res, cflags);
 	return 0;
 }

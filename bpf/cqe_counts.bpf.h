@@ -24,7 +24,8 @@ static __always_inline bool record_latency(struct us_opstat *os, __u64 lat)
 		tool_count(US_TOOL_LATENCY_TORN);
 		return false;
 	}
-	latency_add(os->hist, &os->counters[US_OC_LAT_SUM_NS], &os->counters[US_OC_LAT_MAX_NS], lat);
+	latency_add(os->hist, &os->counters[US_OC_LAT_SUM_NS], &os->counters[US_OC_LAT_MAX_NS], lat,
+		    opstat_serial(os));
 	return true;
 }
 
@@ -42,16 +43,16 @@ static __always_inline void count_errno(const struct us_opstat *os, __s32 res)
 
 static __always_inline void count_cqe(struct us_opstat *os, __s32 res, __u32 cflags)
 {
-	opstat_count(os, US_OC_COMPLETED);
+	opstat_add_serial(os, US_OC_COMPLETED, 1);
 	if (res > 0 && os->opcode < 64 && ((US_DATA_OPS >> os->opcode) & 1))
-		__sync_fetch_and_add(&os->counters[US_OC_BYTES], res);
+		opstat_add_serial(os, US_OC_BYTES, res);
 	if (res < 0 && res != -US_EAGAIN) {
-		opstat_count(os, US_OC_ERRORS);
+		opstat_add_serial(os, US_OC_ERRORS, 1);
 		count_errno(os, res);
 	}
 	/* A zero-copy send's F_MORE announces its notification, not more results. */
 	if ((cflags & US_CQE_F_MORE) && !is_zero_copy_send(os->opcode))
-		opstat_count(os, US_OC_MULTISHOT_CQES);
+		opstat_add_serial(os, US_OC_MULTISHOT_CQES, 1);
 }
 
 /* The time from submit to now; false, with the loss counted, when the entry's start

@@ -130,7 +130,7 @@ static __always_inline void file_end(const struct us_file_hit *hit, __u32 state,
 		__sync_fetch_and_add(&row->counters[US_FC_DIRECT], 1);
 	if (lat != US_NO_LATENCY)
 		latency_add(row->hist, &row->counters[US_FC_LAT_SUM_NS],
-			    &row->counters[US_FC_LAT_MAX_NS], lat);
+			    &row->counters[US_FC_LAT_MAX_NS], lat, false);
 }
 
 #endif /* URINGSCOPE_FILES_BPF_H */

@@ -158,7 +158,7 @@ static __always_inline void on_submit(struct io_kiocb *req, __u64 req_addr, bool
 	os = opstat_row(row);
 	if (!os)
 		return;
-	opstat_count(os, US_OC_SUBMITTED);
+	opstat_add_serial(os, US_OC_SUBMITTED, 1);
 
 	b = inflight_bucket(req_addr);
 	if (!b)
@@ -185,7 +185,7 @@ static __always_inline void on_submit(struct io_kiocb *req, __u64 req_addr, bool
 SEC("tp_btf/io_uring_submit_req")
 int BPF_PROG(usc_sub_req, struct io_kiocb *req)
 {
-	US_EMPTY_EXIT();
+	US_EMPTY_EXIT_TIMED();
 	on_submit(req, tp_arg_bits(ctx, 0), true);
 	return 0;
 }
@@ -193,7 +193,7 @@ int BPF_PROG(usc_sub_req, struct io_kiocb *req)
 SEC("tp_btf/io_uring_submit_sqe")
 int BPF_PROG(usc_sub_sqe, struct io_kiocb *req, bool force_nonblock)
 {
-	US_EMPTY_EXIT();
+	US_EMPTY_EXIT_TIMED();
 	on_submit(req, tp_arg_bits(ctx, 0), true);
 	return 0;
 }
@@ -201,7 +201,7 @@ int BPF_PROG(usc_sub_sqe, struct io_kiocb *req, bool force_nonblock)
 SEC("tp_btf/io_uring_submit_sqe")
 int BPF_PROG(usc_sub_sqe_old, void *ring_ctx, void *req)
 {
-	US_EMPTY_EXIT();
+	US_EMPTY_EXIT_TIMED();
 	on_submit(req, (__u64)req, false);
 	return 0;
 }
@@ -231,7 +231,7 @@ int BPF_PROG(usc_req_failed, const struct io_uring_sqe *sqe, struct io_kiocb *re
 	os = opstat_row(row);
 	if (!os)
 		return 0;
-	opstat_count(os, US_OC_FAILED);
+	opstat_add_serial(os, US_OC_FAILED, 1);
 	b = inflight_bucket(req_addr);
 	if (!b)
 		return 0;

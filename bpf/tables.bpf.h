@@ -8,6 +8,7 @@
 #define URINGSCOPE_TABLES_BPF_H
 
 #include "state.bpf.h"
+#include "bits.bpf.h"
 
 /*
  * Multiplicative (Fibonacci) hash: io_kiocb addresses are slab-aligned, so their low
@@ -196,6 +197,27 @@ static __always_inline struct us_opstat *opstat_row(__u32 row)
 static __always_inline void opstat_count(struct us_opstat *os, enum us_op_counter c)
 {
 	__sync_fetch_and_add(&os->counters[c], 1);
+}
+
+/*
+ * Whether the submit and CQE programs may update a row's counters with plain adds. A
+ * ring's submits run under its uring_lock, and its CQEs are posted one at a time (the
+ * kernel's cached CQ tail is a plain counter: the completion lock, or the one task of a
+ * lockless ring), with the submit and CQE tracepoints inside those sections. So a
+ * submit-side or CQE-side counter of a row that one ring owns never has two writers
+ * at once, and the row's other counters (punts, polls: atomic) are other words.
+ * Catch-all rows are shared by rings and keep the locked add.
+ */
+static __always_inline bool opstat_serial(const struct us_opstat *os)
+{
+	return os->ring != US_RING_CATCHALL;
+}
+
+/* A submit-side or CQE-side counter (see opstat_serial()); n more. */
+static __always_inline void opstat_add_serial(struct us_opstat *os, enum us_op_counter c,
+					      __u64 n)
+{
+	counter_add(&os->counters[c], n, opstat_serial(os));
 }
 
 static __always_inline struct us_ring_info *ring_info_row(__u32 ring)

@@ -6,7 +6,7 @@
 
 have_tracer() {
   case $1 in
-    none | uringscope | uringscope-json | uringscope-trace | uringscope-check | uringscope-boundary | uringscope-noboundary | uringscope-files | uringscope-noenter | uringscope-limit | floor) return 0 ;;
+    none | uringscope | uringscope-json | uringscope-trace | uringscope-check | uringscope-boundary | uringscope-noboundary | uringscope-files | uringscope-noenter | uringscope-limit | uringscope-timed | floor) return 0 ;;
     uringscope-prev) [[ -x ${BENCH_PREV_URINGSCOPE:-} ]] ;;
     uringscope-spine) ((spine_ok)) ;;
     bpftrace) command -v bpftrace >/dev/null ;;
@@ -53,6 +53,9 @@ start_tracer() {
     # The physical limit of this design: the default mode's programs on its hooks, each
     # returning at once (URINGSCOPE_EMPTY_PROGRAMS, bench only).
     uringscope-limit) env URINGSCOPE_EMPTY_PROGRAMS=1 "$uringscope" -p "$target" >"$log" 2>&1 & ;;
+    # The same, but the submit and CQE programs read the clock once each before returning:
+    # the least that timing a request costs.
+    uringscope-timed) env URINGSCOPE_EMPTY_PROGRAMS=timed "$uringscope" -p "$target" >"$log" 2>&1 & ;;
     uringscope-prev) "$BENCH_PREV_URINGSCOPE" -p "$target" >"$log" 2>&1 & ;;
     floor) "$floor" >"$log" 2>&1 & ;;
     bpftrace) bpftrace -B line "$bt_script" "$target" >"$log" 2>&1 & ;;

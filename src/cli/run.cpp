@@ -86,7 +86,10 @@ TracerConfig tracer_config(const Options& opts, const Targets& targets, const Ta
   config.liburing = opts.liburing;
   // bench/'s empty-program limit only (bench/README.md): never set in real use.
   const char* empty = std::getenv("URINGSCOPE_EMPTY_PROGRAMS");
-  config.empty_programs = empty && std::string_view(empty) == "1";
+  const std::string_view empty_mode = empty ? empty : "";
+  config.empty_programs = empty_mode == "1"       ? US_EMPTY_PROGRAMS
+                          : empty_mode == "timed" ? US_EMPTY_TIMED
+                                                  : US_EMPTY_OFF;
   return config;
 }
 

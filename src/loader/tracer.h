@@ -48,9 +48,9 @@ struct TracerConfig {
   bool boundary = false;       // SQ wait, CQ depth and reap lag (bpf/boundary.bpf.h)
   bool liburing = false;       // --liburing: uprobes on a shared liburing (bpf/liburing.bpf.c)
   bool files = false;          // --files: per-file rows (bpf/files.bpf.h)
-  // bench/'s limit (URINGSCOPE_EMPTY_PROGRAMS=1): the same programs, each returning at
-  // once. Nothing is measured; only what running them costs.
-  bool empty_programs = false;
+  // bench/'s limits (URINGSCOPE_EMPTY_PROGRAMS=1 or =timed; enum us_empty_mode): the same
+  // programs, each returning at once. Nothing is measured; only what running them costs.
+  uint32_t empty_programs = US_EMPTY_OFF;
 };
 
 class Tracer {
