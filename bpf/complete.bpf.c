@@ -47,7 +47,7 @@ static __always_inline void trace_cqe(void *ring_ctx, __u64 req, __u64 user_data
  * send already waiting under that key makes both ambiguous: they share one entry that
  * the next two notifications end, with no latency sample.
  */
-static __always_inline void zc_wait_for_notif(struct us_opstat *os, struct us_inflight *w,
+static __always_inline void zc_wait_for_notif(const struct us_cqe_row *r, struct us_inflight *w,
 					      __u64 now)
 {
 	struct us_inflight moved = *w;
@@ -56,8 +56,8 @@ static __always_inline void zc_wait_for_notif(struct us_opstat *os, struct us_in
 	__u64 key = zc_key(w->ring, w->user_data), since;
 
 	if (elapsed_since(w->start_ns, now, &since)) {
-		opstat_add_serial(os, US_OC_ZC_RESULTS, 1);
-		opstat_add_serial(os, US_OC_ZC_RESULT_SUM_NS, since);
+		opstat_add(r->os, US_OC_ZC_RESULTS, 1, r->serial);
+		opstat_add(r->os, US_OC_ZC_RESULT_SUM_NS, since, r->serial);
 	}
 	w->req = 0;
 	z = zc_waiting(moved.ring, moved.user_data);
@@ -93,12 +93,13 @@ static __always_inline bool abandoned_cqe(void *ring_ctx, __s32 res)
 /* The final CQE of a tracked request: its latency, and its way is free again. A request
  * rejected before issue has no latency worth a sample. Returns the latency recorded, or
  * US_NO_LATENCY. */
-static __always_inline __u64 end_tracked(struct us_opstat *os, struct us_inflight *w, __u64 now)
+static __always_inline __u64 end_tracked(const struct us_cqe_row *r, struct us_inflight *w,
+					 __u64 now)
 {
 	__u64 lat = US_NO_LATENCY;
 
 	if (w->state & US_IF_FAILED || !elapsed_since(w->start_ns, now, &lat) ||
-	    !record_latency(os, lat))
+	    !record_latency(r, lat))
 		lat = US_NO_LATENCY;
 	w->req = 0;
 	return lat;
@@ -127,29 +128,30 @@ static __always_inline void file_count_tracked(const struct us_file_req *r, __s3
 static __always_inline void complete_tracked(void *ring_ctx, struct us_inflight *w, __s32 res,
 					     __u32 cflags, __u64 now)
 {
-	struct us_opstat *os = opstat_row(w->opstat);
+	struct us_cqe_row row = { opstat_row(w->opstat), w->opcode,
+				  opstat_serial(w->ring, w->opstat) };
 	/* Read before the request ends: once its way is free a new submit may rewrite it. */
 	struct us_file_req seen = { w->req, w->ring, w->opcode, w->state };
 
-	if (!os)
+	if (!row.os)
 		return;
-	count_cqe(os, res, cflags);
+	count_cqe(&row, res, cflags);
 	if (trace_on)
 		trace_cqe(ring_ctx, w->req, w->user_data, w->ring, w->opcode, res, cflags, now);
 	if (cflags & US_CQE_F_MORE) {
 		file_count_tracked(&seen, res, cflags, US_NO_LATENCY);
 		if (is_zero_copy_send(w->opcode) && !(w->state & US_IF_ZC_WAIT))
-			zc_wait_for_notif(os, w, now);
+			zc_wait_for_notif(&row, w, now);
 		return;
 	}
 	if (check_on)
 		check_end(w->req, w->ring, w->opcode);
 	if (abandoned_cqe(ring_ctx, res)) {
-		opstat_add_serial(os, US_OC_CANCELLED_AT_EXIT, 1);
+		opstat_add(row.os, US_OC_CANCELLED_AT_EXIT, 1, row.serial);
 		w->state |= US_IF_ABANDONED;
 		return;
 	}
-	file_count_tracked(&seen, res, cflags, end_tracked(os, w, now));
+	file_count_tracked(&seen, res, cflags, end_tracked(&row, w, now));
 }
 
 /*
@@ -183,7 +185,8 @@ static __always_inline struct us_inflight *find_by_udata(__u32 ring, __u64 user_
 static __always_inline void complete_untracked(void *ring_ctx, __u32 ring, __u64 req_addr,
 					       __s32 res, __u32 cflags)
 {
-	struct us_opstat *os;
+	struct us_cqe_row row;
+	__u32 opstat;
 	__u8 opcode;
 
 	if (!req_addr) {
@@ -193,13 +196,14 @@ static __always_inline void complete_untracked(void *ring_ctx, __u32 ring, __u64
 		return;
 	}
 	opcode = req_opcode((struct io_kiocb *)req_addr, false);
-	os = opstat_row(opstat_for(ring, opcode));
-	if (!os)
+	opstat = opstat_for(ring, opcode);
+	row = (struct us_cqe_row){ opstat_row(opstat), opcode, opstat_serial(ring, opstat) };
+	if (!row.os)
 		return;
-	count_cqe(os, res, cflags);
+	count_cqe(&row, res, cflags);
 	if (trace_on)
 		trace_cqe(ring_ctx, req_addr, 0, ring, (__u8)op_slot(opcode), res, cflags, 0);
-	opstat_add_serial(os, US_OC_UNTRACKED, 1);
+	opstat_add(row.os, US_OC_UNTRACKED, 1, row.serial);
 	if (files_on && req_addr) {
 		struct us_file_hit hit = {};
 
@@ -208,7 +212,7 @@ static __always_inline void complete_untracked(void *ring_ctx, __u32 ring, __u64
 			file_end(&hit, 0, false, US_NO_LATENCY);
 	}
 	if (abandoned_cqe(ring_ctx, res))
-		opstat_add_serial(os, US_OC_CANCELLED_AT_EXIT, 1);
+		opstat_add(row.os, US_OC_CANCELLED_AT_EXIT, 1, row.serial);
 }
 
 /*
@@ -221,7 +225,7 @@ static __always_inline void on_zc_notif(void *ring_ctx, __u32 ring, __u64 user_d
 					__s32 res, __u32 cflags, __u64 now)
 {
 	struct us_inflight *w = zc_waiting(ring, user_data);
-	struct us_opstat *os;
+	struct us_cqe_row row;
 
 	if (!w) {
 		tool_count(US_TOOL_NOTIF_NO_REQ);
@@ -230,18 +234,19 @@ static __always_inline void on_zc_notif(void *ring_ctx, __u32 ring, __u64 user_d
 			trace_cqe(ring_ctx, 0, user_data, ring, US_OP_OTHER, res, cflags, 0);
 		return;
 	}
-	os = opstat_row(w->opstat);
-	if (!os)
+	row = (struct us_cqe_row){ opstat_row(w->opstat), w->opcode,
+				   opstat_serial(w->ring, w->opstat) };
+	if (!row.os)
 		return;
-	opstat_add_serial(os, US_OC_COMPLETED, 1);
-	opstat_add_serial(os, US_OC_ZC_NOTIFS, 1);
+	opstat_add(row.os, US_OC_COMPLETED, 1, row.serial);
+	opstat_add(row.os, US_OC_ZC_NOTIFS, 1, row.serial);
 	if (trace_on)
 		trace_cqe(ring_ctx, 0, user_data, ring, w->opcode, res, cflags, now);
 	if (w->state & US_IF_ZC_SHARED) {
 		w->state &= ~US_IF_ZC_SHARED; /* the other send's notification is still owed */
 		return;
 	}
-	end_tracked(os, w, now);
+	end_tracked(&row, w, now);
 }
 
 /* The tracked request behind req_addr, if its entry still names this user_data (an

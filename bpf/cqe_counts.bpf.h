@@ -15,9 +15,22 @@ static __always_inline bool is_zero_copy_send(__u32 opcode)
 	return opcode == US_OP_SEND_ZC || opcode == US_OP_SENDMSG_ZC;
 }
 
+/*
+ * The row a CQE counts in, with what the CQE side needs to know of it (its opcode, and
+ * opstat_serial()) taken from the request rather than from the row's first cache line,
+ * which the submit side writes, often on another CPU.
+ */
+struct us_cqe_row {
+	struct us_opstat *os;
+	__u32 opcode;
+	bool serial;
+};
+
 /* False for a sample that is not one, counted as such. */
-static __always_inline bool record_latency(struct us_opstat *os, __u64 lat)
+static __always_inline bool record_latency(const struct us_cqe_row *r, __u64 lat)
 {
+	struct us_opstat *os = r->os;
+
 	/* Far beyond any real request (2^40 ns is 18 minutes: the top bucket): a torn read of
 	 * a start time, not a latency. */
 	if (lat >> 50) {
@@ -25,11 +38,12 @@ static __always_inline bool record_latency(struct us_opstat *os, __u64 lat)
 		return false;
 	}
 	latency_add(os->hist, &os->counters[US_OC_LAT_SUM_NS], &os->counters[US_OC_LAT_MAX_NS], lat,
-		    opstat_serial(os));
+		    r->serial);
 	return true;
 }
 
-/* Per-(ring, op, errno) counts, so the report can name the codes behind an error rate. */
+/* Per-(ring, op, errno) counts, so the report can name the codes behind an error rate.
+ * (Errors are rare: reading the row's first line here costs nothing that matters.) */
 static __always_inline void count_errno(const struct us_opstat *os, __s32 res)
 {
 	struct us_errno_key key = {
@@ -41,18 +55,18 @@ static __always_inline void count_errno(const struct us_opstat *os, __s32 res)
 	hash_count(&errnos, &key, US_TOOL_ERRNO_FULL);
 }
 
-static __always_inline void count_cqe(struct us_opstat *os, __s32 res, __u32 cflags)
+static __always_inline void count_cqe(const struct us_cqe_row *r, __s32 res, __u32 cflags)
 {
-	opstat_add_serial(os, US_OC_COMPLETED, 1);
-	if (res > 0 && os->opcode < 64 && ((US_DATA_OPS >> os->opcode) & 1))
-		opstat_add_serial(os, US_OC_BYTES, res);
+	opstat_add(r->os, US_OC_COMPLETED, 1, r->serial);
+	if (res > 0 && r->opcode < 64 && ((US_DATA_OPS >> r->opcode) & 1))
+		opstat_add(r->os, US_OC_BYTES, res, r->serial);
 	if (res < 0 && res != -US_EAGAIN) {
-		opstat_add_serial(os, US_OC_ERRORS, 1);
-		count_errno(os, res);
+		opstat_add(r->os, US_OC_ERRORS, 1, r->serial);
+		count_errno(r->os, res);
 	}
 	/* A zero-copy send's F_MORE announces its notification, not more results. */
-	if ((cflags & US_CQE_F_MORE) && !is_zero_copy_send(os->opcode))
-		opstat_add_serial(os, US_OC_MULTISHOT_CQES, 1);
+	if ((cflags & US_CQE_F_MORE) && !is_zero_copy_send(r->opcode))
+		opstat_add(r->os, US_OC_MULTISHOT_CQES, 1, r->serial);
 }
 
 /* The time from submit to now; false, with the loss counted, when the entry's start

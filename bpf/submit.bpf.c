@@ -158,7 +158,7 @@ static __always_inline void on_submit(struct io_kiocb *req, __u64 req_addr, bool
 	os = opstat_row(row);
 	if (!os)
 		return;
-	opstat_add_serial(os, US_OC_SUBMITTED, 1);
+	opstat_add(os, US_OC_SUBMITTED, 1, opstat_serial(ring, row));
 
 	b = inflight_bucket(req_addr);
 	if (!b)
@@ -231,7 +231,7 @@ int BPF_PROG(usc_req_failed, const struct io_uring_sqe *sqe, struct io_kiocb *re
 	os = opstat_row(row);
 	if (!os)
 		return 0;
-	opstat_add_serial(os, US_OC_FAILED, 1);
+	opstat_add(os, US_OC_FAILED, 1, opstat_serial(ring, row));
 	b = inflight_bucket(req_addr);
 	if (!b)
 		return 0;

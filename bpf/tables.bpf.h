@@ -200,24 +200,26 @@ static __always_inline void opstat_count(struct us_opstat *os, enum us_op_counte
 }
 
 /*
- * Whether the submit and CQE programs may update a row's counters with plain adds. A
- * ring's submits run under its uring_lock, and its CQEs are posted one at a time (the
- * kernel's cached CQ tail is a plain counter: the completion lock, or the one task of a
- * lockless ring), with the submit and CQE tracepoints inside those sections. So a
- * submit-side or CQE-side counter of a row that one ring owns never has two writers
- * at once, and the row's other counters (punts, polls: atomic) are other words.
- * Catch-all rows are shared by rings and keep the locked add.
+ * Whether the submit and CQE programs may update the counters of opstat row `row` of
+ * ring `ring` with plain adds. A ring's submits run under its uring_lock, and its CQEs
+ * are posted one at a time (the kernel's cached CQ tail is a plain counter: the
+ * completion lock, or the one task of a lockless ring), with the submit and CQE
+ * tracepoints inside those sections. So a submit-side or CQE-side counter of a row that
+ * one ring owns never has two writers at once, and the row's other counters (punts,
+ * polls: atomic) are other words. Catch-all rows are shared by rings and keep the locked
+ * add. Decided from the caller's (ring, row), not from the row: the CQE side must not
+ * read the submit side's cache line of it (us_opstat).
  */
-static __always_inline bool opstat_serial(const struct us_opstat *os)
+static __always_inline bool opstat_serial(__u32 ring, __u32 row)
 {
-	return os->ring != US_RING_CATCHALL;
+	return ring != US_RING_CATCHALL && row != US_OPSTAT_CATCHALL;
 }
 
-/* A submit-side or CQE-side counter (see opstat_serial()); n more. */
-static __always_inline void opstat_add_serial(struct us_opstat *os, enum us_op_counter c,
-					      __u64 n)
+/* n more in a submit-side or CQE-side counter; serial: opstat_serial() of the row. */
+static __always_inline void opstat_add(struct us_opstat *os, enum us_op_counter c, __u64 n,
+				       bool serial)
 {
-	counter_add(&os->counters[c], n, opstat_serial(os));
+	counter_add(&os->counters[c], n, serial);
 }
 
 static __always_inline struct us_ring_info *ring_info_row(__u32 ring)

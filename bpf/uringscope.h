@@ -73,10 +73,6 @@ enum us_ring_counter {
 	US_RC_SQPOLL_OUT_NS,      /* ktime of its current switch-out, 0 while on CPU */
 	US_RC_SQPOLL_SLEEPS,      /* voluntary switch-outs (idle sleeps) of that thread */
 	US_RC_SQPOLL_PREEMPTS,    /* involuntary ones */
-	/* The CQ ring's indices (boundary.bpf.h), sampled at each CQE posted: */
-	US_RC_CQ_DEPTH_SAMPLES,   /* CQEs sampled */
-	US_RC_CQ_DEPTH_SUM,       /* ... sum of the CQEs ready and not reaped, this one included */
-	US_RC_CQ_DEPTH_MAX,
 	/* One CQE at a time is watched until the program's CQ head passes it: */
 	US_RC_REAP_WATCH_NS,      /* ktime it was posted, 0 when none is watched (1: being set) */
 	US_RC_REAP_WATCH_POS,     /* its CQ index */
@@ -112,6 +108,11 @@ enum us_ring_counter {
 	US_RC_LU_REAP_SUM_NS,
 	US_RC_LU_REAP_MAX_NS,
 	US_RC_LU_REAP_SEEN_POST,  /* post time of the last watched CQE timed here (once each) */
+	/* The CQ ring's indices (boundary.bpf.h), sampled at each CQE posted. Written at every
+	 * CQE, so away from the watch above, which every submit reads (often on another CPU). */
+	US_RC_CQ_DEPTH_SAMPLES,   /* CQEs sampled */
+	US_RC_CQ_DEPTH_SUM,       /* ... sum of the CQEs ready and not reaped, this one included */
+	US_RC_CQ_DEPTH_MAX,
 	US_RC__COUNT,
 };
 
@@ -150,29 +151,36 @@ enum us_empty_mode {
 #define US_REAP_TICK_BACKOFF 32
 #define US_REAP_TICK_MAX_NS 1000000000ull
 
+/* Rows are whole cache lines (the table is page-aligned), so no two rows share one. */
 struct us_ring_stats {
 	__u64 counters[US_RC__COUNT];
 	__u64 reap_hist[US_HIST_SLOTS]; /* reap lag of the watched CQEs, log2 ns slots */
 	__u64 sq_wait_hist[US_HIST_SLOTS]; /* SQ wait of the watched SQEs, log2 ns slots */
 	__u64 lu_reap_hist[US_HIST_SLOTS]; /* watched CQEs' post -> handed over by liburing */
 	__u64 reap_lo_hist[US_HIST_SLOTS]; /* reap lag lower bounds: post -> last seen unreaped */
-};
+} __attribute__((aligned(64)));
 
-/* Per (ring, opcode) counters. */
+/*
+ * Per (ring, opcode) counters, in two groups on separate cache lines: those written where
+ * a request is submitted and issued, then (from byte 128 of the row) those written where
+ * its CQEs are posted, often another CPU (an io-wq worker, an interrupt). Sharing a line,
+ * every request would move it between the two CPUs twice.
+ */
 enum us_op_counter {
 	US_OC_SUBMITTED,      /* submit events */
-	US_OC_COMPLETED,      /* CQEs posted, tracked or not, overflowed ones included */
-	US_OC_UNTRACKED,      /* ... of which for requests never seen submitted */
+	US_OC_FAILED,         /* io_uring_req_failed: rejected before issue (bad SQE) */
 	US_OC_PUNTED,         /* io_uring_queue_async_work events, split below by reason */
 	US_OC_PUNT_FORCED,    /* ... REQ_F_FORCE_ASYNC (IOSQE_ASYNC): no inline attempt */
 	US_OC_PUNT_HASHED,    /* ... hashed work: buffered writes, serialized per inode */
 	US_OC_PUNT_REGFILE,   /* ... other regular-file work (buffered read missing the cache) */
 	US_OC_PUNT_EAGAIN,    /* ... anything else: the nonblocking attempt returned -EAGAIN */
-	US_OC_ERRORS,         /* CQEs with res < 0, -EAGAIN excluded */
-	US_OC_MULTISHOT_CQES, /* CQEs carrying IORING_CQE_F_MORE */
-	US_OC_FAILED,         /* io_uring_req_failed: rejected before issue (bad SQE) */
 	US_OC_POLL_ARMED,     /* io_uring_poll_arm: waited for readiness, then retried */
 	US_OC_POLL_ARMED_REG, /* ... on a regular file */
+	/* Slots 9-14 are unused: the CQE side starts on a line of its own. */
+	US_OC_COMPLETED = 15, /* CQEs posted, tracked or not, overflowed ones included */
+	US_OC_UNTRACKED,      /* ... of which for requests never seen submitted */
+	US_OC_ERRORS,         /* CQEs with res < 0, -EAGAIN excluded */
+	US_OC_MULTISHOT_CQES, /* CQEs carrying IORING_CQE_F_MORE */
 	US_OC_CANCELLED_AT_EXIT, /* -ECANCELED CQEs posted while the owner was exiting */
 	US_OC_LAT_SUM_NS,     /* sum of the latencies in hist[] */
 	US_OC_LAT_MAX_NS,     /* largest latency in hist[] */
@@ -184,12 +192,13 @@ enum us_op_counter {
 	US_OC__COUNT,
 };
 
+/* Rows are whole cache lines (the table is page-aligned), so no two rows share one. */
 struct us_opstat {
 	__u32 ring;   /* row in the ring tables */
 	__u32 opcode; /* IORING_OP_* (US_OP_OTHER for out-of-range opcodes) */
 	__u64 counters[US_OC__COUNT];
-	__u64 hist[US_HIST_SLOTS]; /* submit -> final CQE latency, log2 ns slots */
-};
+	__u64 hist[US_HIST_SLOTS]; /* submit -> final CQE latency, log2 ns slots (CQE side) */
+} __attribute__((aligned(64)));
 
 /* How a ring entered the table. */
 enum us_ring_source {

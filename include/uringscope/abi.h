@@ -14,10 +14,17 @@
 static_assert(sizeof(us_inflight) == 32, "two ways must share one 64-byte bucket");
 static_assert(sizeof(us_inflight_bucket) == 64);
 static_assert(sizeof(us_udata_slot) == 24);
-static_assert(sizeof(us_ring_stats) == 8 * (US_RC__COUNT + 4 * US_HIST_SLOTS));
+static_assert(offsetof(us_ring_stats, reap_lo_hist) == 8 * (US_RC__COUNT + 3 * US_HIST_SLOTS));
+static_assert(sizeof(us_ring_stats) % 64 == 0, "rows are whole cache lines");
+static_assert(offsetof(us_ring_stats, counters[US_RC_CQ_DEPTH_SAMPLES]) / 64 !=
+                  offsetof(us_ring_stats, counters[US_RC_REAP_WATCH_NS]) / 64,
+              "the CQ depth, written at every CQE, is off the watch's line");
 static_assert(US_HIST_SLOTS == uringscope::kHistBuckets, "log2 slots fill a Histogram");
 static_assert(offsetof(us_opstat, counters) == 8);
 static_assert(offsetof(us_opstat, hist) == 8 + 8 * US_OC__COUNT);
+static_assert(offsetof(us_opstat, counters[US_OC_COMPLETED]) == 128,
+              "the CQE side's counters start a line of their own");
+static_assert(sizeof(us_opstat) % 64 == 0, "rows are whole cache lines");
 static_assert(sizeof(us_ring_info) == 64);
 static_assert(offsetof(us_ring_info, comm) == 40);
 static_assert(US_OP_OTHER < 256, "opcodes are stored as __u8 in us_inflight");
