@@ -39,7 +39,8 @@ static __always_inline __u64 hist_slot(__u64 ns)
 /*
  * n more in a shared counter. serial: the caller's kernel context already keeps any
  * other writer of this slot out (opstat_serial() in tables.bpf.h), so a plain add
- * is exact; a locked add costs 12-15 ns here, a third of a NOP's BPF time.
+ * is exact; a locked add drains the store buffer, and the CQE program's three per
+ * request were over a quarter of its samples (docs/overhead.md).
  */
 static __always_inline void counter_add(__u64 *slot, __u64 n, bool serial)
 {

@@ -128,8 +128,7 @@ static __always_inline void file_count_tracked(const struct us_file_req *r, __s3
 static __always_inline void complete_tracked(void *ring_ctx, struct us_inflight *w, __s32 res,
 					     __u32 cflags, __u64 now)
 {
-	struct us_cqe_row row = { opstat_row(w->opstat), w->opcode,
-				  opstat_serial(w->ring, w->opstat) };
+	struct us_cqe_row row = cqe_row(w->ring, w->opstat, w->opcode);
 	/* Read before the request ends: once its way is free a new submit may rewrite it. */
 	struct us_file_req seen = { w->req, w->ring, w->opcode, w->state };
 
@@ -186,7 +185,6 @@ static __always_inline void complete_untracked(void *ring_ctx, __u32 ring, __u64
 					       __s32 res, __u32 cflags)
 {
 	struct us_cqe_row row;
-	__u32 opstat;
 	__u8 opcode;
 
 	if (!req_addr) {
@@ -196,8 +194,7 @@ static __always_inline void complete_untracked(void *ring_ctx, __u32 ring, __u64
 		return;
 	}
 	opcode = req_opcode((struct io_kiocb *)req_addr, false);
-	opstat = opstat_for(ring, opcode);
-	row = (struct us_cqe_row){ opstat_row(opstat), opcode, opstat_serial(ring, opstat) };
+	row = cqe_row(ring, opstat_for(ring, opcode), opcode);
 	if (!row.os)
 		return;
 	count_cqe(&row, res, cflags);
@@ -234,8 +231,7 @@ static __always_inline void on_zc_notif(void *ring_ctx, __u32 ring, __u64 user_d
 			trace_cqe(ring_ctx, 0, user_data, ring, US_OP_OTHER, res, cflags, 0);
 		return;
 	}
-	row = (struct us_cqe_row){ opstat_row(w->opstat), w->opcode,
-				   opstat_serial(w->ring, w->opstat) };
+	row = cqe_row(w->ring, w->opstat, w->opcode);
 	if (!row.os)
 		return;
 	opstat_add(row.os, US_OC_COMPLETED, 1, row.serial);

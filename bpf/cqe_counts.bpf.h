@@ -21,10 +21,16 @@ static __always_inline bool is_zero_copy_send(__u32 opcode)
  * which the submit side writes, often on another CPU.
  */
 struct us_cqe_row {
-	struct us_opstat *os;
+	struct us_opstat *os; /* NULL when the row does not exist */
 	__u32 opcode;
 	bool serial;
 };
+
+/* Opstat row `opstat` of ring `ring`, for a CQE of a request with this opcode. */
+static __always_inline struct us_cqe_row cqe_row(__u32 ring, __u32 opstat, __u32 opcode)
+{
+	return (struct us_cqe_row){ opstat_row(opstat), opcode, opstat_serial(ring, opstat) };
+}
 
 /* False for a sample that is not one, counted as such. */
 static __always_inline bool record_latency(const struct us_cqe_row *r, __u64 lat)

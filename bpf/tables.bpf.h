@@ -194,11 +194,6 @@ static __always_inline struct us_opstat *opstat_row(__u32 row)
 	return bpf_map_lookup_elem(&opstats, &row);
 }
 
-static __always_inline void opstat_count(struct us_opstat *os, enum us_op_counter c)
-{
-	__sync_fetch_and_add(&os->counters[c], 1);
-}
-
 /*
  * Whether the submit and CQE programs may update the counters of opstat row `row` of
  * ring `ring` with plain adds. A ring's submits run under its uring_lock, and its CQEs
@@ -220,6 +215,13 @@ static __always_inline void opstat_add(struct us_opstat *os, enum us_op_counter 
 				       bool serial)
 {
 	counter_add(&os->counters[c], n, serial);
+}
+
+/* One more in a counter that other paths of the ring may write at the same time (punts,
+ * poll arms): always the locked add. */
+static __always_inline void opstat_count(struct us_opstat *os, enum us_op_counter c)
+{
+	opstat_add(os, c, 1, false);
 }
 
 static __always_inline struct us_ring_info *ring_info_row(__u32 ring)

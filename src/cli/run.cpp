@@ -84,7 +84,8 @@ TracerConfig tracer_config(const Options& opts, const Targets& targets, const Ta
   config.boundary = opts.boundary;
   config.files = opts.files;
   config.liburing = opts.liburing;
-  // bench/'s empty-program limit only (bench/README.md): never set in real use.
+  // bench/'s limits only (bench/README.md: uringscope-limit, uringscope-timed): never set
+  // in real use.
   const char* empty = std::getenv("URINGSCOPE_EMPTY_PROGRAMS");
   const std::string_view empty_mode = empty ? empty : "";
   config.empty_programs = empty_mode == "1"       ? US_EMPTY_PROGRAMS
