@@ -131,6 +131,14 @@ struct us_trace_rb_map {
 	__uint(max_entries, 4096);
 };
 
+/* --trace records waiting for their batch (trace.bpf.h), one stage per CPU. */
+struct us_trace_stage_map {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct us_trace_batch);
+};
+
 /* --check records; a page without --check. */
 struct us_check_rb_map {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -220,6 +228,7 @@ extern struct us_errnos_map errnos SEC(".maps");
 extern struct us_threads_map threads SEC(".maps");
 extern struct us_worker_counts_map worker_counts SEC(".maps");
 extern struct us_trace_rb_map trace_rb SEC(".maps");
+extern struct us_trace_stage_map trace_stage SEC(".maps");
 extern struct us_check_rb_map check_rb SEC(".maps");
 extern struct us_ring_timers_map ring_timers SEC(".maps");
 extern struct us_file_stats_map file_stats SEC(".maps");
@@ -286,9 +295,14 @@ extern __u32 ring_epoch;
 extern __u32 cqe_order;
 extern __u64 us_tool[US_TOOL__COUNT];
 
+static __always_inline void tool_add(enum us_tool_counter c, __u64 n)
+{
+	__sync_fetch_and_add(&us_tool[c], n);
+}
+
 static __always_inline void tool_count(enum us_tool_counter c)
 {
-	__sync_fetch_and_add(&us_tool[c], 1);
+	tool_add(c, 1);
 }
 
 /* One more for `key` in a hash map of __u64 counts, inserting it at 1; a full map is

@@ -7,7 +7,8 @@
  * Issues on other threads than io threads are inline and emit nothing: the submit
  * record says the same (a page-cache read pays two records, not three).
  *
- *   usc_file_get  io_uring_file_get(req, fd)   6.0+
+ *   usc_file_get     io_uring_file_get(req, fd)   6.0+
+ *   usc_trace_flush  run by userspace on each CPU before a drain (below)
  */
 #include "tables.bpf.h"
 #include "trace.bpf.h"
@@ -32,5 +33,27 @@ int BPF_PROG(usc_file_get, struct io_kiocb *req, int fd)
 	t.ring = w->ring;
 	t.opcode = w->opcode;
 	trace_emit(&t);
+	return 0;
+}
+
+/*
+ * Not attached: userspace runs it on every CPU before each drain (BPF_PROG_TEST_RUN with
+ * BPF_F_TEST_RUN_ON_CPU, an IPI), so the records a CPU staged before it went idle leave
+ * with the drain instead of waiting for that CPU's next event. The interrupt may land
+ * inside trace_emit on that CPU: then it leaves the stage alone and says so.
+ */
+SEC("raw_tp")
+int usc_trace_flush(void *ctx)
+{
+	__u32 zero = 0;
+	struct us_trace_batch *st = bpf_map_lookup_elem(&trace_stage, &zero);
+
+	if (!st)
+		return 0;
+	if (__sync_lock_test_and_set(&st->staging, 1))
+		return US_TRACE_FLUSH_BUSY;
+	trace_stage_flush(st);
+	barrier();
+	st->staging = 0;
 	return 0;
 }

@@ -322,9 +322,10 @@ enum us_req_flag {
 	US_RF__COUNT,
 };
 
-/* --trace: one record per request event through a BPF ring buffer, reserved with
- * BPF_RB_NO_WAKEUP and drained on a timer; a full buffer drops and counts it
- * (US_TOOL_TRACE_DROPS). The default mode sends nothing per event. */
+/* --trace: one record per request event, through a BPF ring buffer in per-CPU batches
+ * (struct us_trace_batch) submitted with BPF_RB_NO_WAKEUP and drained on a timer; a full
+ * buffer drops the batch and counts its records (US_TOOL_TRACE_DROPS). The default mode
+ * sends nothing per event. */
 enum us_trace_kind {
 	US_TR_SUBMIT = 1,   /* request submitted (submitter or SQPOLL thread) */
 	US_TR_PUNT = 2,     /* handed to io-wq (aux = punt reason, US_OC_PUNT_*) */
@@ -353,6 +354,26 @@ struct us_trace_event {
 };
 
 #define US_DEFAULT_TRACE_BYTES (8u << 20) /* ring buffer size with --trace: power of two */
+
+/* Records are staged per CPU and reach trace_rb as batches: one ring-buffer reservation
+ * (a lock, and a line the reader's CPU keeps writing) per US_TRACE_BATCH records instead
+ * of per record. A stage goes out when full, at the first emit after its oldest record
+ * turned US_TRACE_STAGE_AGE_NS old, or when userspace runs usc_trace_flush on its CPU
+ * (every drain, so a CPU gone idle does not hold records back). */
+#define US_TRACE_BATCH 32
+#define US_TRACE_STAGE_AGE_NS 1000000ull
+
+/* One trace_rb record: `count` events, then nothing (the record is cut after them). */
+struct us_trace_batch {
+	__u32 count;
+	__u32 staging;   /* in the stage: a program on its CPU is writing it (not for readers) */
+	__u64 first_ts;  /* ts of ev[0] */
+	struct us_trace_event ev[US_TRACE_BATCH];
+};
+
+/* usc_trace_flush's return value: the stage was being written by a program it interrupted,
+ * try again. */
+#define US_TRACE_FLUSH_BUSY 1
 
 /* --check: the memory each request targets, when it stops, and what the program does
  * to memory and registered buffers meanwhile, through check_rb to src/check/ (drops:

@@ -31,6 +31,8 @@ static_assert(US_OP_OTHER < 256, "opcodes are stored as __u8 in us_inflight");
 static_assert(sizeof(us_errno_key) == 8);
 static_assert(sizeof(us_thread) == 24);
 static_assert(sizeof(us_trace_event) == 72);
+static_assert(offsetof(us_trace_batch, ev) == 16);
+static_assert((US_TRACE_BATCH & (US_TRACE_BATCH - 1)) == 0, "the BPF side masks the stage index");
 static_assert(sizeof(us_check_event) == 64);
 static_assert(sizeof(us_retired) == 16);
 static_assert(sizeof(us_file_id) == 24);

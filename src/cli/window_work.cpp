@@ -17,6 +17,11 @@ namespace {
 // counted.
 constexpr uint64_t kDrainBudget = 100000;
 
+// A record stamped before a drain began but staged after its CPU was flushed: a program
+// that read the clock and was then interrupted by the flush. Microseconds in practice;
+// a millisecond also covers a hypervisor pausing the vCPU briefly.
+constexpr uint64_t kStagedLateNs = 1'000'000;
+
 // Trace records carry the kernel table row of their ring; the report calls it by id. A
 // row given back by a destroyed ring names every ring that held it, in order.
 std::map<uint32_t, std::string> ring_track_names(const Snapshot& snap) {
@@ -49,12 +54,7 @@ void WindowWork::sample_waiting(bool last) {
 }
 
 void WindowWork::schedule(std::vector<PeriodicTask>& tasks) {
-  if (trace_) {
-    tasks.push_back({0.1, [this] {
-                       tracer_.drain_trace([this](const us_trace_event& e) { trace_->add(e); },
-                                           kDrainBudget);
-                     }});
-  }
+  if (trace_) tasks.push_back({0.1, [this] { drain_trace(kDrainBudget); }});
   if (hazards_) {
     tasks.push_back({0.1, [this] {
                        tracer_.drain_check([this](const us_check_event& e) { hazards_->add(e); },
@@ -74,7 +74,13 @@ void WindowWork::after_detach() {
   tracer_.reclaim_rings();
   // Everything left, unbounded: the programs are detached, nothing more arrives.
   if (hazards_) tracer_.drain_check([this](const us_check_event& e) { hazards_->add(e); });
-  if (trace_) tracer_.drain_trace([this](const us_trace_event& e) { trace_->add(e); });
+  if (trace_) drain_trace(UINT64_MAX);
+}
+
+void WindowWork::drain_trace(uint64_t budget) {
+  const uint64_t began = monotonic_ns();  // bpf_ktime_get_ns()'s clock
+  if (tracer_.drain_trace([this](const us_trace_event& e) { trace_->add(e); }, budget))
+    trace_->delivered_before(began - std::min(began, kStagedLateNs));
 }
 
 void WindowWork::complete(Snapshot& snap) {

@@ -30,6 +30,9 @@ class WindowWork {
 
  private:
   void sample_waiting(bool last);
+  // Hands the trace records waiting in the kernel to the writer, and tells it up to when
+  // they are complete when the drain got them all.
+  void drain_trace(uint64_t budget);
 
   Tracer& tracer_;
   std::optional<TraceWriter>& trace_;

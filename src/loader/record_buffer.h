@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// A BPF ring buffer of fixed-size records (--trace, --check), drained on a timer: the
-// BPF side submits without waking anyone, so per-request streaming stays affordable.
+// A BPF ring buffer of records (--trace's batches, --check's records), drained on a
+// timer: the BPF side submits without waking anyone, so per-request streaming stays
+// affordable.
 #pragma once
 
 #include <cstddef>
@@ -14,16 +15,21 @@ namespace uringscope {
 
 class RecordBuffer {
  public:
+  // Takes one ring-buffer record, returns how many of the caller's records it held (what
+  // the drain's budget counts).
+  using Sink = std::function<uint64_t(const void* data, std::size_t size)>;
+
   // Throws Error when the ring buffer cannot be opened.
-  RecordBuffer(int map_fd, std::size_t record_size);
+  explicit RecordBuffer(int map_fd);
   ~RecordBuffer();
   RecordBuffer(const RecordBuffer&) = delete;
   RecordBuffer& operator=(const RecordBuffer&) = delete;
 
-  // Hands the waiting records to `sink`, oldest first, at most `max_records`: the bound
-  // keeps a producer faster than the consumer from holding the run loop forever (the
-  // buffer then fills and the BPF side counts its drops). Shorter records are skipped.
-  void drain(const std::function<void(const void*)>& sink, uint64_t max_records = UINT64_MAX);
+  // Hands the waiting records to `sink`, oldest first, until it has counted `max_records`:
+  // the bound keeps a producer faster than the consumer from holding the run loop forever
+  // (the buffer then fills and the BPF side counts its drops). True when the buffer was
+  // emptied before the bound was reached.
+  bool drain(const Sink& sink, uint64_t max_records = UINT64_MAX);
 
  private:
   static int on_record(void* self, void* data, std::size_t size);
@@ -32,8 +38,7 @@ class RecordBuffer {
     void operator()(ring_buffer* rb) const;
   };
   std::unique_ptr<ring_buffer, Deleter> rb_;
-  std::size_t record_size_;
-  const std::function<void(const void*)>* sink_ = nullptr;
+  const Sink* sink_ = nullptr;
   int64_t budget_ = 0;
 };
 

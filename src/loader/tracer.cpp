@@ -21,6 +21,7 @@
 #include "loader/liburing_probes.h"
 #include "loader/map_copy.h"
 #include "loader/record_buffer.h"
+#include "loader/trace_batch.h"
 #include "probe/probe.h"
 #include "util/unique_fd.h"
 #include "uringscope_bpf.skel.h"
@@ -39,6 +40,8 @@ void set_entries(bpf_map* map, uint32_t entries) {
 constexpr const char* kEnterFentry = "usc_enter_fentry";
 constexpr const char* kAuxFentry = "usc_aux_req";
 constexpr const char* kEnterTracepoint = "usc_enter";
+// Not a tracepoint's: run on each CPU by drain_trace(), loaded with --trace.
+constexpr const char* kTraceFlush = "usc_trace_flush";
 
 bool wants(const KernelSupport& support, const std::string& program) {
   return std::find(support.programs.begin(), support.programs.end(), program) !=
@@ -100,10 +103,10 @@ Tracer::Tracer(const KernelSupport& support, const TracerConfig& config) : confi
     throw Error("the trace and check buffer sizes must be powers of two of at least 4096 bytes");
   }
   load(support);
-  if (config.trace)
-    trace_rb_ = std::make_unique<RecordBuffer>(bpf_map__fd(skel_->maps.trace_rb), sizeof(us_trace_event));
-  if (config.check)
-    check_rb_ = std::make_unique<RecordBuffer>(bpf_map__fd(skel_->maps.check_rb), sizeof(us_check_event));
+  if (config.trace) {
+    trace_rb_ = std::make_unique<RecordBuffer>(bpf_map__fd(skel_->maps.trace_rb));
+  }
+  if (config.check) check_rb_ = std::make_unique<RecordBuffer>(bpf_map__fd(skel_->maps.check_rb));
   if (bpf_program__autoload(skel_->progs.usc_ring_exit)) reclaimer_ = std::make_unique<RingReclaimer>(*skel_);
   inflight_view_ = std::make_unique<MappedArray<us_inflight_bucket>>(skel_->maps.inflight);
   bpf_program* prog;
@@ -199,6 +202,7 @@ void Tracer::open_configured(const KernelSupport& support, const std::set<std::s
                       support.programs.end() &&
                   needed_by_this_run(name, config_) && !left_out.count(name);
     if (is_liburing_program(name)) wanted = config_.liburing && !left_out.count(name);
+    if (name == kTraceFlush) wanted = config_.trace;
     bpf_program__set_autoload(prog, wanted);
   }
 
@@ -302,7 +306,8 @@ std::vector<AttachFailure> Tracer::attach() {
   bpf_object__for_each_program(prog, skel_->obj) {
     const std::string name = bpf_program__name(prog);
     if (!bpf_program__autoload(prog) || prog == skel_->progs.usc_ring_fds ||
-        prog == skel_->progs.usc_enter_fentry || is_liburing_program(name))
+        prog == skel_->progs.usc_enter_fentry || prog == skel_->progs.usc_trace_flush ||
+        is_liburing_program(name))
       continue;
     if (prog == skel_->progs.usc_enter && enter_done) continue;
     bpf_link* link = bpf_program__attach(prog);
@@ -336,18 +341,48 @@ void Tracer::detach() {
   if (liburing_) liburing_->detach();
 }
 
-void Tracer::drain_trace(const std::function<void(const us_trace_event&)>& sink,
+bool Tracer::flush_trace_stages() {
+  // An interrupted emit holds its stage for a few hundred nanoseconds: a few tries do.
+  constexpr int kTries = 8;
+  const int prog_fd = bpf_program__fd(skel_->progs.usc_trace_flush);
+  const int cpus = libbpf_num_possible_cpus();
+  bool all = true;
+  for (int cpu = 0; cpu < cpus; ++cpu) {
+    bool flushed = false;
+    for (int attempt = 0; attempt < kTries && !flushed; ++attempt) {
+      LIBBPF_OPTS(bpf_test_run_opts, run, .flags = BPF_F_TEST_RUN_ON_CPU,
+                  .cpu = static_cast<__u32>(cpu));
+      const int err = bpf_prog_test_run_opts(prog_fd, &run);
+      // An offline CPU (ENXIO) runs no programs, so it stages nothing new; what it staged
+      // before going offline stays there (CPU hotplug during a trace loses those).
+      flushed = err == 0 ? run.retval != US_TRACE_FLUSH_BUSY : errno == ENXIO;
+      if (err != 0 && errno != ENXIO) break;
+    }
+    all = all && flushed;
+  }
+  return all;
+}
+
+bool Tracer::drain_trace(const std::function<void(const us_trace_event&)>& sink,
                          uint64_t max_records) {
-  if (!trace_rb_) return;
-  trace_rb_->drain([&](const void* r) { sink(*static_cast<const us_trace_event*>(r)); },
-                   max_records);
+  if (!trace_rb_) return true;
+  const bool flushed = flush_trace_stages();
+  const bool emptied = trace_rb_->drain(
+      [&](const void* data, std::size_t size) { return for_each_trace_event(data, size, sink); },
+      max_records);
+  return flushed && emptied;
 }
 
 void Tracer::drain_check(const std::function<void(const us_check_event&)>& sink,
                          uint64_t max_records) {
   if (!check_rb_) return;
-  check_rb_->drain([&](const void* r) { sink(*static_cast<const us_check_event*>(r)); },
-                   max_records);
+  check_rb_->drain(
+      [&](const void* data, std::size_t size) -> uint64_t {
+        if (size < sizeof(us_check_event)) return 0;
+        sink(*static_cast<const us_check_event*>(data));
+        return 1;
+      },
+      max_records);
 }
 
 std::size_t Tracer::reclaim_rings() { return reclaimer_ ? reclaimer_->reclaim(retired_) : 0; }

@@ -102,10 +102,13 @@ class Tracer {
   // The thread groups that were targets: those the filter holds now, and with -f the
   // children that joined it, including those that have exited since.
   std::vector<uint32_t> target_tgids() const;
-  // --trace: hands the records waiting in the ring buffer to `sink`, oldest first, at
-  // most `max_records` of them. The bound keeps a producer faster than the writer from
-  // holding the run loop forever (the buffer then fills and drops are counted).
-  void drain_trace(const std::function<void(const us_trace_event&)>& sink,
+  // --trace: sends every CPU's staged records to the ring buffer, then hands the records
+  // waiting there to `sink` (each CPU's in its order; CPUs interleave by batch), at most
+  // `max_records` of them. The bound keeps a producer faster than the writer from holding
+  // the run loop forever (the buffer then fills and drops are counted). True when every
+  // record stamped before the call has been handed over (give or take the moment a
+  // program was running: see WindowWork's margin).
+  bool drain_trace(const std::function<void(const us_trace_event&)>& sink,
                    uint64_t max_records = UINT64_MAX);
   // --check: the same for the check records.
   void drain_check(const std::function<void(const us_check_event&)>& sink,
@@ -123,6 +126,9 @@ class Tracer {
   std::unique_ptr<RecordBuffer> trace_rb_;
   std::unique_ptr<RecordBuffer> check_rb_;
   std::vector<std::unique_ptr<bpf_link, LinkDeleter>> links_;
+  // Runs usc_trace_flush on every CPU; false when one of them could not be flushed (its
+  // stage stayed busy, or the run failed).
+  bool flush_trace_stages();
   void load(const KernelSupport& support);
   // The program the next load leaves out after failing with `err`; throws when the run
   // cannot do without it.

@@ -6,32 +6,46 @@
 namespace uringscope {
 namespace {
 
-// The gap is microseconds in practice; 2 ms is generous and still keeps only a few
-// thousand records in memory.
-constexpr uint64_t kReorderWindowNs = 2'000'000;
-// ... and at most this many, whatever the rate (72-byte records: about 1.3 MiB).
+// Held records between two drains are a tenth of a second of traffic: at most this many,
+// whatever the rate (a 72-byte record and a 24-byte key each: about 1.5 MiB). Past it,
+// the oldest go out; a CPU's later-arriving older record is then written late (counted,
+// docs/trace.md).
 constexpr std::size_t kMaxPending = 16384;
 
 }  // namespace
 
-ReorderQueue::ReorderQueue() { pending_.reserve(1024); }
+ReorderQueue::ReorderQueue() {
+  pending_.reserve(1024);
+  slots_.reserve(1024);
+}
 
 void ReorderQueue::push(const us_trace_event& e) {
-  newest_ts_ = std::max<uint64_t>(newest_ts_, e.ts);
-  pending_.push_back({e, seq_++});
+  uint32_t slot;
+  if (free_slots_.empty()) {
+    slot = static_cast<uint32_t>(slots_.size());
+    slots_.push_back(e);
+  } else {
+    slot = free_slots_.back();
+    free_slots_.pop_back();
+    slots_[slot] = e;
+  }
+  pending_.push_back({e.ts, seq_++, slot});
   std::push_heap(pending_.begin(), pending_.end(), Later{});
 }
 
+void ReorderQueue::release_before(uint64_t ts) { release_before_ = std::max(release_before_, ts); }
+
 bool ReorderQueue::due() const {
   return !pending_.empty() &&
-         (pending_.front().e.ts + kReorderWindowNs <= newest_ts_ || pending_.size() > kMaxPending);
+         (pending_.front().ts < release_before_ || pending_.size() > kMaxPending);
 }
 
 us_trace_event ReorderQueue::pop() {
   std::pop_heap(pending_.begin(), pending_.end(), Later{});
-  us_trace_event e = pending_.back().e;
+  const uint32_t slot = pending_.back().slot;
   pending_.pop_back();
-  return e;
+  free_slots_.push_back(slot);
+  return slots_[slot];
 }
 
 }  // namespace uringscope

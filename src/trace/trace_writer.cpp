@@ -49,6 +49,12 @@ class TraceWriter::Impl {
     while (queue_.due()) release(queue_.pop());
   }
 
+  void delivered_before(uint64_t ts) {
+    if (finished_) return;
+    queue_.release_before(ts);
+    while (queue_.due()) release(queue_.pop());
+  }
+
   void set_dropped(uint64_t total) {
     if (finished_ || total <= stats_.dropped) return;
     uint64_t added = total - stats_.dropped;
@@ -271,7 +277,7 @@ class TraceWriter::Impl {
   }
 
   // The time a released record is written at: the first sets the file's time zero, and
-  // one older than what is already written came later than the reorder window allows,
+  // one older than what is already written came after its time was released (delivered_before),
   // so it is written at the frontier: the file stays in time order and markers nest.
   uint64_t write_time(uint64_t record_ts) {
     if (!started_) start(record_ts);
@@ -354,6 +360,7 @@ class TraceWriter::Impl {
 TraceWriter::TraceWriter(const std::string& path) : impl_(std::make_unique<Impl>(path)) {}
 TraceWriter::~TraceWriter() = default;
 void TraceWriter::add(const us_trace_event& e) { impl_->add(e); }
+void TraceWriter::delivered_before(uint64_t ts) { impl_->delivered_before(ts); }
 void TraceWriter::set_dropped(uint64_t total) { impl_->set_dropped(total); }
 void TraceWriter::finish(uint64_t end_ns, const std::map<uint32_t, std::string>& ring_names) {
   impl_->finish(end_ns, ring_names);

@@ -29,8 +29,9 @@ struct TraceStats {
   // again (the record was dropped, or IOSQE_CQE_SKIP_SUCCESS suppressed the CQE): ended
   // at the reuse, marked "end_not_seen".
   uint64_t superseded = 0;
-  // Records older than the reorder window when they arrived: written at the window's
-  // edge rather than at their own timestamp (docs/trace.md, "Ordering").
+  // Records older than what was already written when they arrived (delivered_before said
+  // otherwise, or the hold bound forced records out): written at that frontier rather
+  // than at their own timestamp (docs/trace.md, "Ordering").
   uint64_t late = 0;
   uint64_t dropped = 0;  // records the BPF ring buffer lost, as given to set_dropped()
 };
@@ -47,9 +48,14 @@ class TraceWriter {
   TraceWriter(const TraceWriter&) = delete;
   TraceWriter& operator=(const TraceWriter&) = delete;
 
-  // One record, in the order the ring buffer delivered it. Ignored after finish().
-  // A write error does not throw here (the run and its report go on); finish() reports it.
+  // One record, in the order the ring buffer delivered it: held until its turn comes
+  // (delivered_before). Ignored after finish(). A write error does not throw here (the
+  // run and its report go on); finish() reports it.
   void add(const us_trace_event& e);
+
+  // Every record stamped before `ts` has been added: those are written, in time order.
+  // Records held past the bound of a tenth of a second's traffic go out without it.
+  void delivered_before(uint64_t ts);
 
   // The running total of records the BPF side could not reserve
   // (us_tool[US_TOOL_TRACE_DROPS]). Optional; may be called at every drain. When the
@@ -66,7 +72,7 @@ class TraceWriter {
   const TraceStats& stats() const;
 
   // For tests and the memory bound: requests between SUBMIT and final CQE, and records
-  // held back for reordering (at most a few milliseconds' worth).
+  // held back for reordering (bounded: see reorder.cpp).
   std::size_t open_requests() const;
   std::size_t pending_records() const;
 

@@ -105,6 +105,13 @@ TEST_F(LiveTraceFollow, TraceHasEveryRequestBeginAndEnd) {
   EXPECT_GE(worker_named, 1) << "punted requests run on io-wq workers, which get named tracks";
   EXPECT_EQ(flows_start, 300);
   EXPECT_EQ(flows_end, 300);
+  // The io-wq worker's CPU stages its records apart from the submitter's: the drains'
+  // flushes must bring each in before its time is written, none late or orphaned.
+  const auto& other = doc.at("otherData");
+  EXPECT_EQ(other.at("late").get<long long>(), 0);
+  EXPECT_EQ(other.at("unmatched").get<long long>(), 0);
+  EXPECT_EQ(other.at("still_open").get<long long>(), 0);
+  EXPECT_EQ(other.at("dropped_records").get<long long>(), 0);
 }
 
 TEST_F(LiveTraceFollow, FollowAddsForkedChildren) {

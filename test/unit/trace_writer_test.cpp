@@ -568,21 +568,53 @@ TEST(TraceWriter, CompleteOvertakingItsSubmitIsReordered) {
   EXPECT_EQ(ns(t.ph("e")[0].at("ts")), 1'000);
 }
 
-TEST(TraceWriter, RecordLaterThanTheWindowIsClampedAndCounted) {
+TEST(TraceWriter, RecordLaterThanItsReleaseIsClampedAndCounted) {
   TempDir dir;
+  std::string path = dir.file("t.json");
   TraceStats st;
-  // 1 ms and 5 ms: the 2 ms window releases the first. A record stamped 0.5 ms arriving
-  // after that can only be written at the frontier, 1 ms; it names no request.
-  Trace t =
-      run(dir.file("t.json"),
-          {submit(1'000'000, 0xA0, 1), submit(5'000'000, 0xA1, 2), complete(500'000, 0xEE, 3, 0)},
-          6'000'000, &st);
+  // The drain said everything before 2 ms had come, so the 1 ms SUBMIT was written; a
+  // record stamped 0.5 ms arriving after that can only be written at the frontier, 1 ms.
+  // It names no request.
+  {
+    TraceWriter w(path);
+    w.add(submit(1'000'000, 0xA0, 1));
+    w.add(submit(5'000'000, 0xA1, 2));
+    w.delivered_before(2'000'000);
+    EXPECT_EQ(w.pending_records(), 1u) << "the 5 ms record waits for its own release";
+    w.add(complete(500'000, 0xEE, 3, 0));
+    w.finish(6'000'000, {{1, "ring #0 fd=5 (app)"}});
+    st = w.stats();
+  }
+  Trace t = load(path);
+  check_invariants(t);
   EXPECT_EQ(st.late, 1u);
   EXPECT_EQ(st.unmatched, 1u);
   auto i = t.ph("i");
   ASSERT_EQ(i.size(), 1u);
   EXPECT_EQ(ns(i[0].at("ts")), 0);
   EXPECT_EQ(t.doc.at("otherData").at("late"), 1);
+}
+
+TEST(TraceWriter, RecordsWaitForTheDrainToReleaseThem) {
+  TempDir dir;
+  std::string path = dir.file("t.json");
+  TraceStats st;
+  // CPU 1's batch holds a SUBMIT from 1 ms that reaches the writer after CPU 0's records
+  // from 2-40 ms: nothing may be written before the drain says 1 ms is complete.
+  {
+    TraceWriter w(path);
+    w.add(submit(2'000'000, 0xB0, 7));
+    w.add(complete(40'000'000, 0xA0, 1, 0));
+    EXPECT_EQ(w.pending_records(), 2u);
+    w.add(submit(1'000'000, 0xA0, 1));
+    w.delivered_before(50'000'000);
+    EXPECT_EQ(w.pending_records(), 0u);
+    w.finish(60'000'000, {{1, "ring #0 fd=5 (app)"}});
+    st = w.stats();
+  }
+  load(path);
+  EXPECT_EQ(st.late, 0u);
+  EXPECT_EQ(st.unmatched, 0u) << "the CQE found the SUBMIT that arrived after it";
 }
 
 TEST(TraceWriter, DestroyedWithoutFinishLeavesValidJson) {
@@ -622,7 +654,8 @@ TEST(TraceWriter, DropsAreReported) {
     TraceWriter w(path);
     w.add(submit(1'000, 0xA0, 1));
     w.add(complete(2'000, 0xA0, 1, 0));
-    w.add(submit(3'000'000, 0xA1, 2));  // releases the first two
+    w.add(submit(3'000'000, 0xA1, 2));
+    w.delivered_before(3'000'000);  // releases the first two
     w.set_dropped(3);
     w.set_dropped(3);  // no growth, no new instant
     w.add(complete(3'001'000, 0xA1, 2, 0));
