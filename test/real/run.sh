@@ -6,7 +6,8 @@
 #                                each io_uring_enter() consumed (its return values)
 #   plocate                      strace's sum of consumed SQEs, and its match count
 #   fio (ioengine=io_uring)      fio's own JSON total_ios; with --folded, each job's
-#                                io_bytes and total_ios on its own file's stack
+#                                io_bytes and total_ios on its own file's stack; with
+#                                --trace, one complete request slice per read
 #   node (UV_USE_IO_URING=1)     the reads the script made (docs/guides/fs-bench.js), and
 #                                its read ring's SQ tail from /proc/self/fdinfo
 # Per program: its read requests submitted and completed equal the truth, no
@@ -236,6 +237,46 @@ check_fio_flame() {
   fi
 }
 
+# --trace on two fio jobs, one of them sending every read to io-wq (force_async=1), so
+# the submitter's and the workers' CPUs stage records apart: the file holds one request
+# slice per read fio made, each begun and ended, none late, orphaned, lost or left open,
+# and nothing of the neighbour's NOP storm.
+check_fio_trace() {
+  local out=$work/fio-trace problems=()
+  "$uringscope" -f --trace "$out.trace.json" --json="$out.json" -- \
+    fio --name=inline --filename="$work/fio.dat" --size=32M --rw=randread --bs=4k \
+    --ioengine=io_uring --iodepth=16 --number_ios=5000 \
+    --name=punted --filename="$work/fio.dat" --size=32M --rw=randread --bs=4k \
+    --ioengine=io_uring --iodepth=16 --number_ios=5000 --force_async=1 \
+    --output-format=json --output="$out.result" >"$out.out" 2>&1
+  local truth
+  truth=$(jq '[.jobs[].read.total_ios] | add' "$out.result" 2>/dev/null)
+  if [[ -z $truth || $truth == null || $truth -lt 1 ]]; then
+    misbehaved fio-trace "it wrote no result"
+    return
+  fi
+  if ! jq -e . "$out.trace.json" >/dev/null 2>&1; then
+    problems+=("the trace is not valid JSON")
+  else
+    local got
+    got=$(jq -c '[.otherData | .requests, .unmatched, .late, .still_open, .superseded, .dropped_records]' "$out.trace.json")
+    [[ $got == "[$truth,0,0,0,0,0]" ]] ||
+      problems+=("[requests,unmatched,late,still_open,superseded,dropped] $got, want [$truth,0,0,0,0,0]")
+    local slices
+    slices=$(jq '[.traceEvents[] | select(.ph == "b" and (.name | test("^READ")))] | length' "$out.trace.json")
+    [[ $slices == "$truth" ]] || problems+=("$slices READ slices, fio did $truth reads")
+    jq -e --argjson pid "$noise" '[.traceEvents[] | select(.pid == $pid)] | length == 0' \
+      "$out.trace.json" >/dev/null || problems+=("the neighbour is in the trace")
+  fi
+  if ((${#problems[@]})); then
+    failed=$((failed + 1))
+    printf 'FAIL %-10s %s\n' fio-trace "$(IFS=';'; echo "${problems[*]}")"
+  else
+    passed=$((passed + 1))
+    printf 'ok   %-10s --trace: %s read slices, as fio counted, none late or lost\n' fio-trace "$truth"
+  fi
+}
+
 # --- fio -----------------------------------------------------------------------------
 if command -v fio >/dev/null; then
   traced fio fio --name=real --filename="$work/fio.dat" --size=32M --rw=randread --bs=4k \
@@ -263,6 +304,7 @@ if command -v fio >/dev/null; then
     check_no_hazard fio-check "$work/fio-check.json" "$truth"
   fi
   check_fio_flame
+  check_fio_trace
 else
   skip fio "fio is not installed (Debian package fio)"
 fi

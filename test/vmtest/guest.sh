@@ -196,12 +196,15 @@ step_version() {
 
 # Every test below starts uringscope; if the verifier refuses the object, they all fail
 # for that one reason. Say it once, with the verifier's complaint per program.
+# The default mode's programs, then --trace's and --check's with them (their own stage
+# flush program, ring buffers and batch sizes meet this kernel's verifier here too).
 step_load() {
-  banner "load: uringscope -v -- true"
+  banner "load: uringscope -v -- true, and with --trace --check"
   local t0 out=$results/load.log
   t0=$(now)
-  if "$uringscope" -v -- true >/dev/null 2>"$out"; then
-    note "ok   load: every selected program loaded and attached ($(secs "$t0" "$(now)") s)"
+  if "$uringscope" -v -- true >/dev/null 2>"$out" &&
+    "$uringscope" -v --trace /tmp/load-trace.json --check -- true >/dev/null 2>>"$out"; then
+    note "ok   load: every selected program loaded and attached, with and without --trace --check ($(secs "$t0" "$(now)") s)"
     return
   fi
   cat "$out"
