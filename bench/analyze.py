@@ -69,6 +69,11 @@ RATIO_TARGETS = [
     ("default vs previous build, NOP", "nop", "uringscope", "uringscope-prev", 1.1, None),
     ("default vs previous build, page-cache reads", "read", "uringscope", "uringscope-prev", 1.1,
      None),
+    # A change to --trace priced against the build before it (BENCH_PREV_URINGSCOPE).
+    ("--trace vs previous build's, NOP", "nop", "uringscope-trace", "uringscope-prev-trace", 1.0,
+     None),
+    ("--trace vs previous build's, page-cache reads", "read", "uringscope-trace",
+     "uringscope-prev-trace", 1.0, None),
 ]
 ATTACH_LIMIT_MS = 300
 RSS_LIMIT_KIB = 32 * 1024
@@ -81,7 +86,8 @@ FLAT_LIMIT_KIB = 1024
 DOCTOR_PROGRAMS = ("usc_sched", "usc_poll_arm", "usc_task_add", "usc_tw_run", "usc_local_tw",
                    "usc_short_write", "usc_req_failed")
 
-TRACER_ORDER = ["none", "uringscope", "uringscope-prev", "uringscope-trace", "uringscope-check",
+TRACER_ORDER = ["none", "uringscope", "uringscope-prev", "uringscope-trace", "uringscope-prev-trace",
+                "uringscope-check",
                 "uringscope-boundary", "uringscope-noboundary", "uringscope-files",
                 "uringscope-spine", "uringscope-limit", "uringscope-timed",
                 "uringscope-noenter", "floor", "bpftrace", "perf"]
@@ -231,19 +237,23 @@ def bpf_stats(logdir):
 TRACE_LOST = re.compile(r"--trace records lost \(trace buffer full\)\s+([\d,]+)")
 
 
+TRACE_TRACERS = ("uringscope-trace", "uringscope-prev-trace")
+
+
 def trace_losses(logdir, runs):
-    """workload -> [(records lost, requests in the timed loop)] over its --trace runs."""
+    """(workload, tracer) -> [(records lost, requests in the timed loop)] over its --trace
+    runs."""
     out = {}
     for r in runs:
-        if r["tracer"] != "uringscope-trace":
+        if r["tracer"] not in TRACE_TRACERS:
             continue
-        log = os.path.join(logdir, f"r{r['rep']}-{r['workload']}-{r['seq']}-uringscope-trace.tracer")
+        log = os.path.join(logdir, f"r{r['rep']}-{r['workload']}-{r['seq']}-{r['tracer']}.tracer")
         if not os.path.exists(log):
             continue
         with open(log) as f:
             found = TRACE_LOST.search(f.read())
         lost = int(found.group(1).replace(",", "")) if found else 0
-        out.setdefault(r["workload"], []).append((lost, int(float(r["ops"] or 0))))
+        out.setdefault((r["workload"], r["tracer"]), []).append((lost, int(float(r["ops"] or 0))))
     return out
 
 
@@ -478,12 +488,14 @@ def render(logdir, max_spread):
           "in the report). A request sends two records (submit, CQE), three when an io "
           "thread picks it up; the count covers the tracer's whole run, a little longer "
           "than the timed loop whose requests it is divided by.\n")
-        w("| workload | runs | records lost per run (median) [min..max] | lost per 100 requests (median) |")
-        w("|---|---:|---:|---:|")
-        for wl in sorted(losses, key=lambda x: order_key(WORKLOAD_ORDER, x)):
-            lost = [n for n, _ in losses[wl]]
-            per100 = [100 * n / ops for n, ops in losses[wl] if ops]
-            w(f"| {wl} | {len(lost)} | {median(lost):,.0f} [{min(lost):,}..{max(lost):,}] | "
+        w("| workload | tracer | runs | records lost per run (median) [min..max] | lost per 100 requests (median) |")
+        w("|---|---|---:|---:|---:|")
+        for wl, tracer in sorted(losses, key=lambda k: (order_key(WORKLOAD_ORDER, k[0]),
+                                                        order_key(TRACER_ORDER, k[1]))):
+            runs_of = losses[(wl, tracer)]
+            lost = [n for n, _ in runs_of]
+            per100 = [100 * n / ops for n, ops in runs_of if ops]
+            w(f"| {wl} | {tracer} | {len(lost)} | {median(lost):,.0f} [{min(lost):,}..{max(lost):,}] | "
               f"{fmt(median(per100), '{:.2f}')} |")
         w("")
     return "\n".join(out) + "\n"

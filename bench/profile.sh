@@ -24,6 +24,8 @@ usage: bench/profile.sh [options]
   --workload W      nop, read or read-async (default nop)
   --limit MODE      run bench's limit instead of the default mode: 1 (empty programs)
                     or timed (empty, one clock read per submit and CQE)
+  --trace           run uringscope with --trace (to a file in --out); the writer's own
+                    CPU is sampled too and summed in a second table
   --cpu N           the CPU loadgen and its io-wq workers run on (default 1)
   --seconds S       sampling window (default 3)
   --freq HZ         perf's cpu-clock sampling rate (default 25000)
@@ -36,13 +38,14 @@ EOF_USAGE
 }
 
 build_dir=${BENCH_BUILD_DIR:-$root/build}
-workload=nop limit="" cpu=1 seconds=3 freq=25000 top=25 out=""
+workload=nop limit="" trace="" cpu=1 seconds=3 freq=25000 top=25 out=""
 programs=usc_sub_req,usc_cqe,usc_enter,usc_enter_fentry,usc_punt
 while (($#)); do
   case $1 in
     --build-dir) build_dir=$2; shift ;;
     --workload) workload=$2; shift ;;
     --limit) limit=$2; shift ;;
+    --trace) trace=1 ;;
     --cpu) cpu=$2; shift ;;
     --seconds) seconds=$2; shift ;;
     --freq) freq=$2; shift ;;
@@ -75,13 +78,17 @@ mkdir -p "$out"
 lg=$!
 bg_pids+=("$lg")
 wait_for "$out/loadgen.err" '^READY' 300 "$lg" || die "loadgen did not start"
-env ${limit:+URINGSCOPE_EMPTY_PROGRAMS=$limit} "$uringscope" -p "$lg" >"$out/uringscope.out" 2>&1 &
+env ${limit:+URINGSCOPE_EMPTY_PROGRAMS=$limit} "$uringscope" ${trace:+--trace "$out/trace.json"} -p "$lg" >"$out/uringscope.out" 2>&1 &
 us=$!
 bg_pids+=("$us")
 wait_for "$out/uringscope.out" 'uringscope: attached' 30 "$us" || die "uringscope did not attach"
 kill -USR1 "$lg"
 sleep 0.5
-perf record -q -e cpu-clock -F "$freq" -C "$cpu" -o "$out/perf.data" -- sleep "$seconds" 2>"$out/perf.err"
+# With --trace the writer runs on another CPU: sample them all, loadgen's table still
+# counts only loadgen's samples (its CPU is busy with it the whole window).
+cpus=(-C "$cpu")
+[[ -z $trace ]] || cpus=(-a)
+perf record -q -e cpu-clock -F "$freq" "${cpus[@]}" -o "$out/perf.data" -- sleep "$seconds" 2>"$out/perf.err"
 perf script -i "$out/perf.data" -F comm,ip,sym 2>/dev/null >"$out/samples.txt"
 
 # The programs' line tables must be read while they are loaded.
@@ -102,13 +109,23 @@ stop "$us" INT 10 || true
 rate=$(sed -nE 's/^RESULT .* ops_per_sec=([0-9.]+).*/\1/p' "$out/loadgen.out")
 [[ -n $rate ]] || die "loadgen printed no rate (see $out/loadgen.out)"
 
-echo "## $workload, ${limit:+limit $limit, }$(awk -v r="$rate" 'BEGIN { printf "%.0f requests/s, %.1f ns of CPU %s per request", r, 1e9 / r, "'"$cpu"'" }')"
+echo "## $workload, ${limit:+limit $limit, }${trace:+--trace, }$(awk -v r="$rate" 'BEGIN { printf "%.0f requests/s, %.1f ns of CPU %s per request", r, 1e9 / r, "'"$cpu"'" }')"
 echo
 echo "| ns/request | share | symbol |"
 echo "|---:|---:|---|"
 awk -v r="$rate" '$1 == "loadgen" { n[$3]++; t++ }
   END { for (s in n) if (n[s] / t >= 0.01) printf "%.1f\t%.1f\t%s\n", n[s] / t * 1e9 / r, 100 * n[s] / t, s }' \
   "$out/samples.txt" | sort -t$'\t' -k1,1 -rn | awk -F'\t' '{ printf "| %s | %s%% | `%s` |\n", $1, $2, $3 }'
+if [[ -n $trace ]]; then
+  echo
+  echo "### uringscope's own threads (the --trace writer), ns of their CPU per request"
+  echo
+  echo "| ns/request | symbol |"
+  echo "|---:|---|"
+  awk -v r="$rate" '$1 == "loadgen" { t++ } $1 == "uringscope" { n[$3]++ }
+    END { for (s in n) if (n[s] / t >= 0.005) printf "%.1f\t%s\n", n[s] / t * 1e9 / r, s }' \
+    "$out/samples.txt" | sort -t$'\t' -k1,1 -rn | awk -F'\t' '{ printf "| %s | `%s` |\n", $1, $2 }'
+fi
 for name in "${wanted[@]}"; do
   [[ -s $out/lines-$name.tsv ]] || continue
   echo

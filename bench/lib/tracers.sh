@@ -7,7 +7,7 @@
 have_tracer() {
   case $1 in
     none | uringscope | uringscope-json | uringscope-trace | uringscope-check | uringscope-boundary | uringscope-noboundary | uringscope-files | uringscope-noenter | uringscope-limit | uringscope-timed | floor) return 0 ;;
-    uringscope-prev) [[ -x ${BENCH_PREV_URINGSCOPE:-} ]] ;;
+    uringscope-prev | uringscope-prev-trace) [[ -x ${BENCH_PREV_URINGSCOPE:-} ]] ;;
     uringscope-spine) ((spine_ok)) ;;
     bpftrace) command -v bpftrace >/dev/null ;;
     perf) command -v perf >/dev/null && perf record -e io_uring:io_uring_submit_req -o /dev/null -- true >/dev/null 2>&1 ;;
@@ -57,6 +57,7 @@ start_tracer() {
     # the least that timing a request costs.
     uringscope-timed) env URINGSCOPE_EMPTY_PROGRAMS=timed "$uringscope" -p "$target" >"$log" 2>&1 & ;;
     uringscope-prev) "$BENCH_PREV_URINGSCOPE" -p "$target" >"$log" 2>&1 & ;;
+    uringscope-prev-trace) "$BENCH_PREV_URINGSCOPE" --trace "$shm/trace.json" -p "$target" >"$log" 2>&1 & ;;
     floor) "$floor" >"$log" 2>&1 & ;;
     bpftrace) bpftrace -B line "$bt_script" "$target" >"$log" 2>&1 & ;;
     perf)
