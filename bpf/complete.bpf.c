@@ -29,15 +29,16 @@
 #define US_ECANCELED 125
 #define US_ERESTARTSYS 512 /* kernel-internal: a blocked io-wq request interrupted at exit */
 
-/* ts: the CQE program's own clock read, or 0 where it has none. */
-static __always_inline void trace_cqe(void *ring_ctx, __u64 req, __u64 user_data, __u32 ring,
+/* ts: the CQE program's own clock read, or 0 where it has none. direct: ring_ctx is a
+ * BTF-typed pointer (on_complete's), read with plain loads instead of probe reads. */
+static __always_inline void trace_cqe(void *ring_ctx, bool direct, __u64 req, __u64 user_data, __u32 ring,
 				      __u8 opcode, __s32 res, __u32 cflags, __u64 ts)
 {
 	struct us_trace_args t = { .ts = ts, .req = req, .user_data = user_data, .ring = ring,
 				   .res = res, .cflags = cflags, .kind = US_TR_COMPLETE,
 				   .opcode = opcode };
 
-	t.aux = cq_depth(ring_ctx);
+	t.aux = cq_depth(ring_ctx, direct);
 	trace_emit(&t);
 }
 
@@ -125,8 +126,8 @@ static __always_inline void file_count_tracked(const struct us_file_req *r, __s3
  * the kernel posts it because the owner exited: that request was abandoned, not
  * completed, and stays in the table for the leak scan.
  */
-static __always_inline void complete_tracked(void *ring_ctx, struct us_inflight *w, __s32 res,
-					     __u32 cflags, __u64 now)
+static __always_inline void complete_tracked(void *ring_ctx, bool direct, struct us_inflight *w,
+					     __s32 res, __u32 cflags, __u64 now)
 {
 	struct us_cqe_row row = cqe_row(w->ring, w->opstat, w->opcode);
 	/* Read before the request ends: once its way is free a new submit may rewrite it. */
@@ -136,7 +137,7 @@ static __always_inline void complete_tracked(void *ring_ctx, struct us_inflight 
 		return;
 	count_cqe(&row, res, cflags);
 	if (trace_on)
-		trace_cqe(ring_ctx, w->req, w->user_data, w->ring, w->opcode, res, cflags, now);
+		trace_cqe(ring_ctx, direct, w->req, w->user_data, w->ring, w->opcode, res, cflags, now);
 	if (cflags & US_CQE_F_MORE) {
 		file_count_tracked(&seen, res, cflags, US_NO_LATENCY);
 		if (is_zero_copy_send(w->opcode) && !(w->state & US_IF_ZC_WAIT))
@@ -181,8 +182,8 @@ static __always_inline struct us_inflight *find_by_udata(__u32 ring, __u64 user_
  * A CQE on a target ring for a request we never saw submitted: submitted before attach,
  * failed before submit (io_uring_req_failed), or evicted from the table.
  */
-static __always_inline void complete_untracked(void *ring_ctx, __u32 ring, __u64 req_addr,
-					       __s32 res, __u32 cflags)
+static __always_inline void complete_untracked(void *ring_ctx, bool direct, __u32 ring,
+					       __u64 req_addr, __s32 res, __u32 cflags)
 {
 	struct us_cqe_row row;
 	__u8 opcode;
@@ -190,7 +191,7 @@ static __always_inline void complete_untracked(void *ring_ctx, __u32 ring, __u64
 	if (!req_addr) {
 		ring_count(ring, US_RC_UNTRACKED_CQES, 1);
 		if (trace_on)
-			trace_cqe(ring_ctx, 0, 0, ring, US_OP_OTHER, res, cflags, 0);
+			trace_cqe(ring_ctx, direct, 0, 0, ring, US_OP_OTHER, res, cflags, 0);
 		return;
 	}
 	opcode = req_opcode((struct io_kiocb *)req_addr, false);
@@ -199,7 +200,7 @@ static __always_inline void complete_untracked(void *ring_ctx, __u32 ring, __u64
 		return;
 	count_cqe(&row, res, cflags);
 	if (trace_on)
-		trace_cqe(ring_ctx, req_addr, 0, ring, (__u8)op_slot(opcode), res, cflags, 0);
+		trace_cqe(ring_ctx, direct, req_addr, 0, ring, (__u8)op_slot(opcode), res, cflags, 0);
 	opstat_add(row.os, US_OC_UNTRACKED, 1, row.serial);
 	if (files_on && req_addr) {
 		struct us_file_hit hit = {};
@@ -218,8 +219,8 @@ static __always_inline void complete_untracked(void *ring_ctx, __u32 ring, __u64
  * program never submitted (a NOP to the kernel), so it is matched by (ring, user_data),
  * never counted under NOP, and its res (0, or the ZC_COPIED usage bit) is no error.
  */
-static __always_inline void on_zc_notif(void *ring_ctx, __u32 ring, __u64 user_data,
-					__s32 res, __u32 cflags, __u64 now)
+static __always_inline void on_zc_notif(void *ring_ctx, bool direct, __u32 ring,
+					__u64 user_data, __s32 res, __u32 cflags, __u64 now)
 {
 	struct us_inflight *w = zc_waiting(ring, user_data);
 	struct us_cqe_row row;
@@ -228,7 +229,7 @@ static __always_inline void on_zc_notif(void *ring_ctx, __u32 ring, __u64 user_d
 		tool_count(US_TOOL_NOTIF_NO_REQ);
 		ring_count(ring, US_RC_UNTRACKED_CQES, 1);
 		if (trace_on)
-			trace_cqe(ring_ctx, 0, user_data, ring, US_OP_OTHER, res, cflags, 0);
+			trace_cqe(ring_ctx, direct, 0, user_data, ring, US_OP_OTHER, res, cflags, 0);
 		return;
 	}
 	row = cqe_row(w->ring, w->opstat, w->opcode);
@@ -237,7 +238,7 @@ static __always_inline void on_zc_notif(void *ring_ctx, __u32 ring, __u64 user_d
 	opstat_add(row.os, US_OC_COMPLETED, 1, row.serial);
 	opstat_add(row.os, US_OC_ZC_NOTIFS, 1, row.serial);
 	if (trace_on)
-		trace_cqe(ring_ctx, 0, user_data, ring, w->opcode, res, cflags, now);
+		trace_cqe(ring_ctx, direct, 0, user_data, ring, w->opcode, res, cflags, now);
 	if (w->state & US_IF_ZC_SHARED) {
 		w->state &= ~US_IF_ZC_SHARED; /* the other send's notification is still owed */
 		return;
@@ -277,7 +278,7 @@ static __always_inline void on_complete(void *ctx, bool direct, __u64 req_addr,
 		if (ring != US_NO_RING) {
 			now = bpf_ktime_get_ns();
 			boundary_cqe(ctx, ring, direct, now);
-			on_zc_notif(ctx, ring, user_data, res, cflags, now);
+			on_zc_notif(ctx, direct, ring, user_data, res, cflags, now);
 		}
 		return;
 	}
@@ -293,7 +294,7 @@ static __always_inline void on_complete(void *ctx, bool direct, __u64 req_addr,
 			/* One clock read for the latency and the boundary. */
 			now = bpf_ktime_get_ns();
 			boundary_cqe(ctx, w->ring, direct, now);
-			complete_tracked(ctx, w, res, cflags, now);
+			complete_tracked(ctx, direct, w, res, cflags, now);
 			return;
 		}
 	}
@@ -304,9 +305,9 @@ static __always_inline void on_complete(void *ctx, bool direct, __u64 req_addr,
 	now = w || boundary_on ? bpf_ktime_get_ns() : 0;
 	boundary_cqe(ctx, ring, direct, now);
 	if (w)
-		complete_tracked(ctx, w, res, cflags, now);
+		complete_tracked(ctx, direct, w, res, cflags, now);
 	else
-		complete_untracked(ctx, ring, req_addr, res, cflags);
+		complete_untracked(ctx, direct, ring, req_addr, res, cflags);
 }
 
 SEC("tp_btf/io_uring_complete")
@@ -351,7 +352,7 @@ int BPF_PROG(usc_cqe_ovf, void *ring_ctx, __u64 user_data, __s32 res, __u32 cfla
 		return 0;
 	ring_count(ring, US_RC_CQ_OVERFLOWS, 1);
 	if (cflags & US_CQE_F_NOTIF) {
-		on_zc_notif(ring_ctx, ring, user_data, res, cflags, bpf_ktime_get_ns());
+		on_zc_notif(ring_ctx, false, ring, user_data, res, cflags, bpf_ktime_get_ns());
 		return 0;
 	}
 	req = aux_req_take(ring_ctx, user_data);
@@ -359,7 +360,7 @@ int BPF_PROG(usc_cqe_ovf, void *ring_ctx, __u64 user_data, __s32 res, __u32 cfla
 	if (w && req)
 		ring_count(ring, US_RC_AUX_BY_REQ, 1);
 	if (w)
-		complete_tracked(ring_ctx, w, res, cflags, bpf_ktime_get_ns());
+		complete_tracked(ring_ctx, false, w, res, cflags, bpf_ktime_get_ns());
 	else
 		tool_count(US_TOOL_OVERFLOW_NO_REQ);
 	return 0;
