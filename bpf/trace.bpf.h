@@ -65,8 +65,8 @@ static __always_inline void trace_stage_flush(struct us_trace_batch *st)
 	st->count = 0;
 }
 
-/* An emit that interrupted another one on its CPU (a tracepoint in an interrupt) cannot
- * touch the stage: it goes out alone, a batch of one. */
+/* An emit that finds its CPU's stage taken (it interrupted another emit or, on
+ * PREEMPT_RT, preempted one) cannot touch it: its record goes out alone, a batch of one. */
 static __noinline void trace_emit_alone(const struct us_trace_args *a, __u64 ts)
 {
 	struct us_trace_batch *b = bpf_ringbuf_reserve(

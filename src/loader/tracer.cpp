@@ -103,9 +103,7 @@ Tracer::Tracer(const KernelSupport& support, const TracerConfig& config) : confi
     throw Error("the trace and check buffer sizes must be powers of two of at least 4096 bytes");
   }
   load(support);
-  if (config.trace) {
-    trace_rb_ = std::make_unique<RecordBuffer>(bpf_map__fd(skel_->maps.trace_rb));
-  }
+  if (config.trace) trace_rb_ = std::make_unique<RecordBuffer>(bpf_map__fd(skel_->maps.trace_rb));
   if (config.check) check_rb_ = std::make_unique<RecordBuffer>(bpf_map__fd(skel_->maps.check_rb));
   if (bpf_program__autoload(skel_->progs.usc_ring_exit)) reclaimer_ = std::make_unique<RingReclaimer>(*skel_);
   inflight_view_ = std::make_unique<MappedArray<us_inflight_bucket>>(skel_->maps.inflight);
