@@ -14,6 +14,8 @@ constexpr std::size_t kMaxPending = 16384;
 
 }  // namespace
 
+// Grown by doubling from 1,024, the vectors stop at the bound exactly (a power of two):
+// holding one record more would double them again.
 ReorderQueue::ReorderQueue() {
   pending_.reserve(1024);
   slots_.reserve(1024);
@@ -37,7 +39,7 @@ void ReorderQueue::release_before(uint64_t ts) { release_before_ = std::max(rele
 
 bool ReorderQueue::due() const {
   return !pending_.empty() &&
-         (pending_.front().ts < release_before_ || pending_.size() > kMaxPending);
+         (pending_.front().ts < release_before_ || pending_.size() >= kMaxPending);
 }
 
 us_trace_event ReorderQueue::pop() {
