@@ -58,6 +58,19 @@ static __always_inline __u32 cq_head(struct io_ring_ctx *ctx, bool direct)
 	return direct ? ctx->rings->cq.head : BPF_CORE_READ(ctx, rings, cq.head);
 }
 
+/* The kernel's cached CQ tail: the CQEs it has posted (read the same two ways). */
+static __always_inline __u32 cq_tail(struct io_ring_ctx *ctx, bool direct)
+{
+	return direct ? ctx->cached_cq_tail : BPF_CORE_READ(ctx, cached_cq_tail);
+}
+
+/* CQEs waiting for the program in the CQ ring: posted minus reaped, as the tail reads at
+ * the tracepoint (--trace's COMPLETE records; the boundary adjusts it for the CQE order). */
+static __always_inline __u32 cq_depth(struct io_ring_ctx *ctx, bool direct)
+{
+	return cq_tail(ctx, direct) - cq_head(ctx, direct);
+}
+
 /* Whether the watched CQE is behind `head` at `now`; true when nothing is watched. */
 static __always_inline bool reap_look_at(struct us_ring_stats *rs, __u32 head, __u64 now)
 {

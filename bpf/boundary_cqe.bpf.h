@@ -19,7 +19,7 @@ static __always_inline void cqe_order_learn(struct io_ring_ctx *ctx, __u64 user_
 
 	if (user_data != US_CQE_ORDER_USER_DATA || !self_tgid || current_tgid() != self_tgid)
 		return;
-	tail = BPF_CORE_READ(ctx, cached_cq_tail);
+	tail = cq_tail(ctx, false);
 	if (tail <= 1)
 		cqe_order = tail ? US_CQE_ORDER_IN_TAIL : US_CQE_ORDER_BEFORE_TAIL;
 }
@@ -37,7 +37,7 @@ static __always_inline void boundary_cqe(struct io_ring_ctx *ctx, __u32 ring, bo
 	rs = ring_stats_row(ring);
 	if (!rs)
 		return;
-	tail = direct ? ctx->cached_cq_tail : BPF_CORE_READ(ctx, cached_cq_tail);
+	tail = cq_tail(ctx, direct);
 	if (cqe_order == US_CQE_ORDER_BEFORE_TAIL)
 		tail++;
 	head = cq_head(ctx, direct);

@@ -31,8 +31,8 @@
 
 /* ts: the CQE program's own clock read, or 0 where it has none. direct: ring_ctx is a
  * BTF-typed pointer (on_complete's), read with plain loads instead of probe reads. */
-static __always_inline void trace_cqe(void *ring_ctx, bool direct, __u64 req, __u64 user_data, __u32 ring,
-				      __u8 opcode, __s32 res, __u32 cflags, __u64 ts)
+static __always_inline void trace_cqe(void *ring_ctx, bool direct, __u64 req, __u64 user_data,
+				      __u32 ring, __u8 opcode, __s32 res, __u32 cflags, __u64 ts)
 {
 	struct us_trace_args t = { .ts = ts, .req = req, .user_data = user_data, .ring = ring,
 				   .res = res, .cflags = cflags, .kind = US_TR_COMPLETE,

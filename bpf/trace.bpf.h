@@ -99,29 +99,17 @@ static __always_inline void trace_emit(const struct us_trace_args *a)
 		trace_emit_alone(a, ts);
 		return;
 	}
-	n = st->count;
-	if (n >= US_TRACE_BATCH) {  /* never: a full stage is flushed at once */
-		trace_stage_flush(st);
-		n = 0;
-	}
+	/* Below US_TRACE_BATCH already (a full stage goes out at once, and a flush empties it
+	 * even when the ring buffer is full): the mask is for the verifier. */
+	n = st->count & (US_TRACE_BATCH - 1);
 	if (n == 0)
 		st->first_ts = ts;
-	trace_fill(&st->ev[n & (US_TRACE_BATCH - 1)], a, ts);
+	trace_fill(&st->ev[n], a, ts);
 	st->count = n + 1;
 	if (n + 1 == US_TRACE_BATCH || ts - st->first_ts >= US_TRACE_STAGE_AGE_NS)
 		trace_stage_flush(st);
 	barrier();
 	st->staging = 0;
-}
-
-/* CQEs waiting for the program in the CQ ring: posted (cached tail) minus reaped (head).
- * direct: ctx is BTF-typed (the 6.13+ tracepoint's), so plain loads do without the two
- * probe-read helper calls (about 35 ns a CQE on 6.18). */
-static __always_inline __u32 cq_depth(struct io_ring_ctx *ctx, bool direct)
-{
-	if (direct)
-		return ctx->cached_cq_tail - ctx->rings->cq.head;
-	return BPF_CORE_READ(ctx, cached_cq_tail) - BPF_CORE_READ(ctx, rings, cq.head);
 }
 
 #endif /* URINGSCOPE_TRACE_BPF_H */

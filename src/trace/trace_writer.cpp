@@ -46,13 +46,13 @@ class TraceWriter::Impl {
     if (finished_) return;
     ++stats_.events;
     queue_.push(e);
-    while (queue_.due()) release(queue_.pop());
+    release_due();
   }
 
   void delivered_before(uint64_t ts) {
     if (finished_) return;
     queue_.release_before(ts);
-    while (queue_.due()) release(queue_.pop());
+    release_due();
   }
 
   void set_dropped(uint64_t total) {
@@ -276,9 +276,14 @@ class TraceWriter::Impl {
     set_in_flight(r_ring, -1, ts);
   }
 
+  void release_due() {
+    while (queue_.due()) release(queue_.pop());
+  }
+
   // The time a released record is written at: the first sets the file's time zero, and
-  // one older than what is already written came after its time was released (delivered_before),
-  // so it is written at the frontier: the file stays in time order and markers nest.
+  // one older than what is already written came after its time was released
+  // (delivered_before), so it is written at the frontier: the file stays in time order
+  // and markers nest.
   uint64_t write_time(uint64_t record_ts) {
     if (!started_) start(record_ts);
     uint64_t ts = record_ts;
