@@ -6,6 +6,9 @@
 #include <cerrno>
 #include <cstring>
 
+#include <fmt/compile.h>
+#include <fmt/format.h>
+
 #include "util/error.h"
 #include "uringscope/opcodes.h"
 
@@ -22,9 +25,7 @@ constexpr std::size_t kFlushBytes = 256 * 1024;
 // instants and end, and a flow's steps, by (cat, id).
 constexpr std::string_view kCat = "io_uring";
 
-void append_dur(TraceBuf& b, uint64_t ns) {
-  b.f(FMT_COMPILE(R"(,"dur":{}.{:03})"), ns / 1000, ns % 1000);
-}
+void append_dur(TraceBuf& b, uint64_t ns) { b << R"(,"dur":)" << Usec{ns}; }
 
 }  // namespace
 
@@ -35,17 +36,17 @@ TraceDocument::TraceDocument(const std::string& path) : path_(path) {
   for (std::size_t op = 0; op < op_names_.size(); ++op)
     op_names_[op] = opcode_name(static_cast<uint32_t>(op));
   buf_.reserve(kFlushBytes + 4096);
-  buf_ += "{\"traceEvents\":[\n";
+  buf_ << "{\"traceEvents\":[\n";
 }
 
 TraceBuf& TraceDocument::begin_event() {
-  if (nevents_++) buf_ += ",\n";
-  buf_ += '{';
+  if (nevents_++) buf_ << ",\n";
+  buf_ << '{';
   return buf_;
 }
 
 void TraceDocument::end_event() {
-  buf_ += '}';
+  buf_ << '}';
   if (buf_.size() >= kFlushBytes) flush();
 }
 
@@ -60,10 +61,8 @@ void TraceDocument::flush() {
   buf_.clear();
 }
 
-// Integer arithmetic, so no binary-float rounding reaches the file.
 void TraceDocument::append_ts(TraceBuf& b, uint64_t ts) const {
-  uint64_t rel = ts - base_;
-  b.f(FMT_COMPILE(R"(,"ts":{}.{:03})"), rel / 1000, rel % 1000);
+  b << R"(,"ts":)" << Usec{ts - base_};
 }
 
 // Markers on one track must nest, never partly overlap (Perfetto would misnest them):
@@ -76,27 +75,28 @@ TraceBuf& TraceDocument::begin_marker(uint64_t& busy_until, uint32_t pid, uint32
     busy_until = ts + kMarkerNs;
   }
   TraceBuf& b = begin_event();
-  b.f(FMT_COMPILE(R"("ph":"X","name":"{} {}","pid":{},"tid":{})"), verb, op(opcode), pid, tid);
+  b << R"("ph":"X","name":")" << verb << ' ' << op(opcode) << R"(","pid":)" << pid
+    << R"(,"tid":)" << tid;
   append_ts(b, ts);
   append_dur(b, dur);
-  b += R"(,"args":{)";
+  b << R"(,"args":{)";
   return b;
 }
 
 void TraceDocument::counter(uint32_t pid, uint32_t row, std::string_view what,
                             std::string_view unit, int64_t value, uint64_t ts) {
   TraceBuf& b = begin_event();
-  b.f(FMT_COMPILE(R"("ph":"C","name":"ring[{}] {}","pid":{})"), row, what, pid);
+  b << R"("ph":"C","name":"ring[)" << row << "] " << what << R"(","pid":)" << pid;
   append_ts(b, ts);
-  b.f(FMT_COMPILE(R"(,"args":{{"{}":{}}})"), unit, value);
+  b << R"(,"args":{")" << unit << R"(":)" << value << '}';
   end_event();
 }
 
 TraceBuf& TraceDocument::async_event(char ph, std::string_view name, const TraceRequest& r,
                                      uint64_t ts) {
   TraceBuf& b = begin_event();
-  b.f(FMT_COMPILE(R"("ph":"{}","cat":"{}","id":{},"name":"{}","pid":{},"tid":{})"), ph, kCat,
-      r.id, name, r.pid, r.tid);
+  b << R"("ph":")" << ph << R"(","cat":")" << kCat << R"(","id":)" << r.id << R"(,"name":")"
+    << name << R"(","pid":)" << r.pid << R"(,"tid":)" << r.tid;
   append_ts(b, ts);
   return b;
 }
@@ -104,42 +104,42 @@ TraceBuf& TraceDocument::async_event(char ph, std::string_view name, const Trace
 void TraceDocument::flow_event(char ph, const TraceRequest& r, uint64_t ts, uint32_t pid,
                                uint32_t tid) {
   TraceBuf& b = begin_event();
-  b.f(FMT_COMPILE(R"("ph":"{}","cat":"{}","id":{},"name":"request","pid":{},"tid":{})"), ph,
-      kCat, r.id, pid, tid);
+  b << R"("ph":")" << ph << R"(","cat":")" << kCat << R"(","id":)" << r.id
+    << R"(,"name":"request","pid":)" << pid << R"(,"tid":)" << tid;
   append_ts(b, ts);
-  if (ph == 'f') b += R"(,"bp":"e")";
+  if (ph == 'f') b << R"(,"bp":"e")";
   end_event();
 }
 
 void TraceDocument::metadata(std::string_view what, uint32_t pid, const uint32_t* tid,
                              std::string_view name) {
   TraceBuf& b = begin_event();
-  b.f(FMT_COMPILE(R"("ph":"M","name":"{}","pid":{})"), what, pid);
-  if (tid) b.f(FMT_COMPILE(R"(,"tid":{})"), *tid);
-  b += R"(,"args":{"name":)";
+  b << R"("ph":"M","name":")" << what << R"(","pid":)" << pid;
+  if (tid) b << R"(,"tid":)" << *tid;
+  b << R"(,"args":{"name":)";
   append_json_string(b, name);
-  b += '}';
+  b << '}';
   end_event();
 }
 
 // A global instant: args is the whole ,"args":{...} member, written as given.
 void TraceDocument::global_instant(std::string_view name, uint64_t ts, std::string_view args) {
   TraceBuf& b = begin_event();
-  b.f(FMT_COMPILE(R"("ph":"i","s":"g","name":"{}")"), name);
+  b << R"("ph":"i","s":"g","name":")" << name << '"';
   append_ts(b, ts);
-  b += args;
+  b << args;
   end_event();
 }
 
 void TraceDocument::close(bool finished, const TraceStats& s) {
-  buf_ += "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{";
-  buf_.f(FMT_COMPILE(R"("tool":"uringscope","version":"{}","clock":"CLOCK_MONOTONIC",)"
-                     R"("ts_base_ns":{},"finished":{},"records":{},"requests":{},)"
-                     R"("unmatched":{},"still_open":{},"superseded":{},"late":{},)"
-                     R"("dropped_records":{}}})"),
-         URINGSCOPE_VERSION, base_, finished ? "true" : "false", s.events, s.requests,
-         s.unmatched, s.still_open, s.superseded, s.late, s.dropped);
-  buf_ += "}\n";
+  buf_ << "\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{";
+  buf_ << fmt::format(FMT_COMPILE(R"("tool":"uringscope","version":"{}","clock":"CLOCK_MONOTONIC",)"
+                                  R"("ts_base_ns":{},"finished":{},"records":{},"requests":{},)"
+                                  R"("unmatched":{},"still_open":{},"superseded":{},"late":{},)"
+                                  R"("dropped_records":{}}})"),
+                      URINGSCOPE_VERSION, base_, finished ? "true" : "false", s.events,
+                      s.requests, s.unmatched, s.still_open, s.superseded, s.late, s.dropped);
+  buf_ << "}\n";
   flush();
   file_.close();
   if (!write_failed_ && file_.fail()) {

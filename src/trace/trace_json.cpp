@@ -1,30 +1,101 @@
 // SPDX-License-Identifier: MIT
 #include "trace/trace_json.h"
 
+#include <algorithm>
+#include <array>
+
 #include "util/utf8.h"
 
 namespace uringscope {
+namespace {
+
+constexpr char kHexDigits[] = "0123456789abcdef";
+
+// "00" "01" ... "99": two digits per division halves the divisions of a decimal.
+constexpr auto kDigitPairs = [] {
+  std::array<char, 200> pairs{};
+  for (int i = 0; i < 100; ++i) {
+    pairs[2 * i] = static_cast<char>('0' + i / 10);
+    pairs[2 * i + 1] = static_cast<char>('0' + i % 10);
+  }
+  return pairs;
+}();
+
+}  // namespace
+
+std::size_t TraceBuf::put_decimal(std::size_t at, uint64_t v) {
+  char digits[20];
+  char* end = digits + sizeof digits;
+  char* p = end;
+  while (v >= 100) {
+    p -= 2;
+    std::memcpy(p, &kDigitPairs[2 * (v % 100)], 2);
+    v /= 100;
+  }
+  if (v >= 10) {
+    p -= 2;
+    std::memcpy(p, &kDigitPairs[2 * v], 2);
+  } else {
+    *--p = static_cast<char>('0' + v);
+  }
+  std::size_t n = static_cast<std::size_t>(end - p);
+  std::memcpy(data_.get() + at, p, n);
+  return at + n;
+}
+
+TraceBuf& TraceBuf::operator<<(Hex h) {
+  char digits[16];
+  char* end = digits + sizeof digits;
+  char* p = end;
+  uint64_t v = h.v;
+  do {
+    *--p = kHexDigits[v & 0xf];
+    v >>= 4;
+  } while (v);
+  *this << "0x";
+  return *this << std::string_view(p, static_cast<std::size_t>(end - p));
+}
+
+TraceBuf& TraceBuf::operator<<(Usec t) {
+  *this << t.ns / 1000 << '.';
+  room(3);
+  std::memcpy(data_.get() + size_, &kDigitPairs[2 * (t.ns % 1000 / 10)], 2);
+  data_[size_ + 2] = static_cast<char>('0' + t.ns % 10);
+  size_ += 3;
+  return *this;
+}
+
+void TraceBuf::reserve(std::size_t n) {
+  if (n > capacity_) grow(n - size_);
+}
+
+void TraceBuf::grow(std::size_t n) {
+  std::size_t capacity = std::max(capacity_ * 2, size_ + n);
+  auto data = std::make_unique_for_overwrite<char[]>(capacity);
+  if (size_) std::memcpy(data.get(), data_.get(), size_);
+  data_ = std::move(data);
+  capacity_ = capacity;
+}
 
 void append_json_string(TraceBuf& out, std::string_view s) {
-  out += '"';
+  out << '"';
   for (std::size_t i = 0; i < s.size();) {
     auto c = static_cast<unsigned char>(s[i]);
     if (c == '"' || c == '\\') {
-      out += '\\';
-      out += static_cast<char>(c);
+      out << '\\' << static_cast<char>(c);
       ++i;
     } else if (c < 0x20 || c == 0x7f) {
-      out.f(FMT_COMPILE("\\u{:04x}"), c);
+      out << "\\u00" << kHexDigits[c >> 4] << kHexDigits[c & 0xf];
       ++i;
     } else if (std::size_t n = utf8_sequence_length(s, i)) {
-      out += s.substr(i, n);
+      out << s.substr(i, n);
       i += n;
     } else {
-      out += '?';
+      out << '?';
       ++i;
     }
   }
-  out += '"';
+  out << '"';
 }
 
 }  // namespace uringscope

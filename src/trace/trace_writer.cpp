@@ -6,6 +6,8 @@
 #include "trace/trace_writer.h"
 #include "uringscope/opcodes.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "trace/reorder.h"
@@ -93,16 +95,16 @@ class TraceWriter::Impl {
   // (viewers merge them with the begin's). why: the flag of an end that is no CQE.
   void end_request(const TraceRequest& r, uint64_t ts, std::string_view why, const int32_t* res) {
     TraceBuf& b = doc_.async_event('e', doc_.op(r.opcode), r, ts);
-    b += R"(,"args":{)";
+    b << R"(,"args":{)";
     bool first = true;
     auto key = [&](std::string_view k) {
-      if (!first) b += ',';
+      if (!first) b << ',';
       first = false;
-      b.f(FMT_COMPILE(R"("{}":)"), k);
+      b << '"' << k << R"(":)";
     };
     if (res) {
       key("res");
-      b.f(FMT_COMPILE("{}"), *res);
+      b << *res;
       if (*res < 0) {
         key("errno");
         append_json_string(b, errno_name(-*res));
@@ -110,21 +112,21 @@ class TraceWriter::Impl {
     }
     if (r.cqes != 1) {
       key("cqes");
-      b.f(FMT_COMPILE("{}"), r.cqes);
+      b << r.cqes;
     }
     if (r.punted) {
       key("punt");
-      b.f(FMT_COMPILE(R"("{}")"), punt_reason_name(r.punt_reason));
+      b << '"' << punt_reason_name(r.punt_reason) << '"';
     }
     if (r.failed) {
       key("failed");
-      b += "true";
+      b << "true";
     }
     if (!why.empty()) {
       key(why);
-      b += "true";
+      b << "true";
     }
-    b += '}';
+    b << '}';
     doc_.end_event();
   }
 
@@ -158,11 +160,12 @@ class TraceWriter::Impl {
                    .opcode = e.opcode};
 
     TraceBuf& m = doc_.begin_marker(ring.busy_until, ring.pid, ring.tid, ts, "submit", e.opcode);
-    m.f(FMT_COMPILE(R"("id":{},"user_data":"{:#x}","tid":{}}})"), r.id, r.user_data, e.tid);
+    m << R"("id":)" << r.id << R"(,"user_data":")" << Hex{r.user_data} << R"(","tid":)" << e.tid
+      << '}';
     doc_.end_event();
 
     TraceBuf& b = doc_.async_event('b', doc_.op(r.opcode), r, ts);
-    b.f(FMT_COMPILE(R"(,"args":{{"user_data":"{:#x}","ring":{}}})"), r.user_data, r.ring);
+    b << R"(,"args":{"user_data":")" << Hex{r.user_data} << R"(","ring":)" << r.ring << '}';
     doc_.end_event();
 
     requests_.open(e.req, r);
@@ -182,7 +185,7 @@ class TraceWriter::Impl {
     r->punted = true;
     r->punt_reason = e.aux;
     TraceBuf& b = doc_.async_event('n', "punt", *r, ts);
-    b.f(FMT_COMPILE(R"(,"args":{{"reason":"{}"}})"), punt_reason_name(e.aux));
+    b << R"(,"args":{"reason":")" << punt_reason_name(e.aux) << R"("})";
     doc_.end_event();
   }
 
@@ -195,11 +198,11 @@ class TraceWriter::Impl {
     if (!r.punted && e.tid == r.tid) return;
     ThreadTrack& t = thread_track(e);
     TraceBuf& b = doc_.begin_marker(t.busy_until, e.tgid, e.tid, ts, "issue", r.opcode);
-    b.f(FMT_COMPILE(R"("id":{}}})"), r.id);
+    b << R"("id":)" << r.id << '}';
     doc_.end_event();
     r.add_step(TraceStep{ts, e.tgid, e.tid});
     TraceBuf& n = doc_.async_event('n', "issue", r, ts);
-    n.f(FMT_COMPILE(R"(,"args":{{"tid":{}}})"), e.tid);
+    n << R"(,"args":{"tid":)" << e.tid << '}';
     doc_.end_event();
   }
 
@@ -215,18 +218,18 @@ class TraceWriter::Impl {
     if (!r) return;
     r->failed = true;
     TraceBuf& b = doc_.async_event('n', "failed", *r, ts);
-    b.f(FMT_COMPILE(R"(,"args":{{"res":{}}})"), e.res);
+    b << R"(,"args":{"res":)" << e.res << '}';
     doc_.end_event();
   }
 
   void unmatched_cqe(const us_trace_event& e, uint64_t ts) {
     ++stats_.unmatched;
     TraceBuf& b = doc_.begin_event();
-    b.f(FMT_COMPILE(R"("ph":"i","s":"t","name":"CQE without submit","pid":{},"tid":{})"), e.tgid,
-        e.tid);
+    b << R"("ph":"i","s":"t","name":"CQE without submit","pid":)" << e.tgid << R"(,"tid":)"
+      << e.tid;
     doc_.append_ts(b, ts);
-    b.f(FMT_COMPILE(R"(,"args":{{"ring":{},"user_data":"{:#x}","res":{},"flags":{}}})"), e.ring,
-        e.user_data, e.res, e.cflags);
+    b << R"(,"args":{"ring":)" << e.ring << R"(,"user_data":")" << Hex{e.user_data}
+      << R"(","res":)" << e.res << R"(,"flags":)" << e.cflags << '}';
     doc_.end_event();
   }
 
@@ -259,13 +262,13 @@ class TraceWriter::Impl {
     r.more |= !final;
 
     TraceBuf& b = doc_.begin_marker(t.busy_until, e.tgid, e.tid, ts, "CQE", r.opcode);
-    b.f(FMT_COMPILE(R"("id":{},"res":{})"), r.id, e.res);
-    if (e.cflags) b.f(FMT_COMPILE(R"(,"flags":{})"), e.cflags);
-    b += '}';
+    b << R"("id":)" << r.id << R"(,"res":)" << e.res;
+    if (e.cflags) b << R"(,"flags":)" << e.cflags;
+    b << '}';
     doc_.end_event();
     if (!final) {
       TraceBuf& n = doc_.async_event('n', "CQE", r, ts);
-      n.f(FMT_COMPILE(R"(,"args":{{"res":{},"flags":{}}})"), e.res, e.cflags);
+      n << R"(,"args":{"res":)" << e.res << R"(,"flags":)" << e.cflags << '}';
       doc_.end_event();
       return;
     }
@@ -323,9 +326,8 @@ class TraceWriter::Impl {
     for (const auto& [row, ring] : tracks_.rings()) {
       doc_.metadata("thread_name", ring.pid, &ring.tid, ring_track_name(row, ring_names));
       TraceBuf& b = doc_.begin_event();
-      b.f(FMT_COMPILE(R"("ph":"M","name":"thread_sort_index","pid":{},"tid":{},)"
-                      R"("args":{{"sort_index":{}}})"),
-          ring.pid, ring.tid, -1000000 + static_cast<int64_t>(row));
+      b << R"("ph":"M","name":"thread_sort_index","pid":)" << ring.pid << R"(,"tid":)" << ring.tid
+        << R"(,"args":{"sort_index":)" << -1000000 + static_cast<int64_t>(row) << '}';
       doc_.end_event();
     }
     for (const auto& [pid, name] : tracks_.unnamed_processes())
