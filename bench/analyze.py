@@ -65,6 +65,16 @@ RATIO_TARGETS = [
     ("--trace vs floor, page-cache reads", "read", "uringscope-trace", "floor", 1.5, None),
     ("--trace vs floor, punted reads", "read-async", "uringscope-trace", "floor", 1.5, None),
     ("--trace vs floor, O_DIRECT reads", "read-direct", "uringscope-trace", "floor", 1.5, None),
+    # Where --trace's cost sits: the same against the floor with the file's bytes going to
+    # /dev/null, and with the writer stopped (the programs alone; records pile up, then drop).
+    ("--trace to /dev/null vs floor, page-cache reads", "read", "uringscope-trace-null", "floor",
+     1.5, None),
+    ("--trace, writer stopped, vs floor, NOP", "nop", "uringscope-trace-stopped", "floor", 1.5,
+     None),
+    ("--trace, writer stopped, vs floor, page-cache reads", "read", "uringscope-trace-stopped",
+     "floor", 1.5, None),
+    ("--trace, writer stopped, vs floor, punted reads", "read-async", "uringscope-trace-stopped",
+     "floor", 1.5, None),
     # Issue 13: exact matching must not cost more than a tenth over the previous build.
     ("default vs previous build, NOP", "nop", "uringscope", "uringscope-prev", 1.1, None),
     ("default vs previous build, page-cache reads", "read", "uringscope", "uringscope-prev", 1.1,
@@ -86,7 +96,8 @@ FLAT_LIMIT_KIB = 1024
 DOCTOR_PROGRAMS = ("usc_sched", "usc_poll_arm", "usc_task_add", "usc_tw_run", "usc_local_tw",
                    "usc_short_write", "usc_req_failed")
 
-TRACER_ORDER = ["none", "uringscope", "uringscope-prev", "uringscope-trace", "uringscope-prev-trace",
+TRACER_ORDER = ["none", "uringscope", "uringscope-prev", "uringscope-trace", "uringscope-trace-null",
+                "uringscope-trace-stopped", "uringscope-prev-trace",
                 "uringscope-check",
                 "uringscope-boundary", "uringscope-noboundary", "uringscope-files",
                 "uringscope-spine", "uringscope-limit", "uringscope-timed",
@@ -237,7 +248,8 @@ def bpf_stats(logdir):
 TRACE_LOST = re.compile(r"--trace records lost \(trace buffer full\)\s+([\d,]+)")
 
 
-TRACE_TRACERS = ("uringscope-trace", "uringscope-prev-trace")
+TRACE_TRACERS = ("uringscope-trace", "uringscope-trace-null", "uringscope-trace-stopped",
+                 "uringscope-prev-trace")
 
 
 def trace_losses(logdir, runs):

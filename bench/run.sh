@@ -50,7 +50,11 @@ usage: bench/run.sh [options]
                        uringscope --boundary (the default, named for old comparisons);
                        uringscope-prev is the binary in $BENCH_PREV_URINGSCOPE (an
                        earlier build), to price a change side by side;
-                       uringscope-prev-trace the same with --trace
+                       uringscope-prev-trace the same with --trace;
+                       uringscope-trace-null is --trace to /dev/null (every record
+                       formatted, no file pages written); uringscope-trace-stopped is
+                       --trace with its process stopped once attached (the programs
+                       and their staging, no reader)
   --depth N --batch N  passed to loadgen (default 32 and 8)
   --cpu N              pin loadgen to CPU N (default: not pinned)
   --file PATH          data file for the read workloads (default /var/tmp/uringscope-bench.dat)

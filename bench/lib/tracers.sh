@@ -6,7 +6,7 @@
 
 have_tracer() {
   case $1 in
-    none | uringscope | uringscope-json | uringscope-trace | uringscope-check | uringscope-boundary | uringscope-noboundary | uringscope-files | uringscope-noenter | uringscope-limit | uringscope-timed | floor) return 0 ;;
+    none | uringscope | uringscope-json | uringscope-trace | uringscope-trace-null | uringscope-trace-stopped | uringscope-check | uringscope-boundary | uringscope-noboundary | uringscope-files | uringscope-noenter | uringscope-limit | uringscope-timed | floor) return 0 ;;
     uringscope-prev | uringscope-prev-trace) [[ -x ${BENCH_PREV_URINGSCOPE:-} ]] ;;
     uringscope-spine) ((spine_ok)) ;;
     bpftrace) command -v bpftrace >/dev/null ;;
@@ -46,6 +46,13 @@ start_tracer() {
     uringscope-spine) env "$spine_env" "$uringscope" -p "$target" >"$log" 2>&1 & ;;
     uringscope-noenter) env "$noenter_env" "$uringscope" -p "$target" >"$log" 2>&1 & ;;
     uringscope-trace) "$uringscope" --trace "$shm/trace.json" -p "$target" >"$log" 2>&1 & ;;
+    # The same trace formatted in full but written to /dev/null: what the file's bytes
+    # cost (the page-cache copy and the pages behind it) apart from everything else.
+    uringscope-trace-null) "$uringscope" --trace /dev/null -p "$target" >"$log" 2>&1 & ;;
+    # The same with the writer stopped (SIGSTOP once attached, SIGCONT before the stop):
+    # every program runs and stages its records, and the ring buffer, soon full, takes
+    # none. What --trace costs the traced program with no reader on the other CPU.
+    uringscope-trace-stopped) "$uringscope" --trace "$shm/trace.json" -p "$target" >"$log" 2>&1 & ;;
     uringscope-check) "$uringscope" --check -p "$target" >"$log" 2>&1 & ;;
     uringscope-boundary) "$uringscope" --boundary -p "$target" >"$log" 2>&1 & ;;
     uringscope-noboundary) "$uringscope" --no-boundary -p "$target" >"$log" 2>&1 & ;;
@@ -90,6 +97,7 @@ start_tracer() {
       echo "attached (perf enabled)" >>"$log"
       ;;
   esac
+  [[ $name != uringscope-trace-stopped ]] || kill -STOP "$tracer_pid"
   local held
   held=$(held_prog_ids "$tracer_pid")
   # perf holds no BPF program: then whatever appeared while it started counts as its own.
@@ -115,6 +123,7 @@ stop_tracer() {
   local name=$1
   [[ -n $tracer_pid ]] || return 0
   local rc=0
+  [[ $name != uringscope-trace-stopped ]] || kill -CONT "$tracer_pid"
   case $name in
     # With -p it ends by itself once the target has exited, then prints its report.
     uringscope*) stop "$tracer_pid" "" 10 || rc=$? ;;
