@@ -64,11 +64,18 @@ static __always_inline __u32 cq_tail(struct io_ring_ctx *ctx, bool direct)
 	return direct ? ctx->cached_cq_tail : BPF_CORE_READ(ctx, cached_cq_tail);
 }
 
-/* CQEs waiting for the program in the CQ ring: posted minus reaped, as the tail reads at
- * the tracepoint (--trace's COMPLETE records; the boundary adjusts it for the CQE order). */
+/* The cached tail with the CQE being posted counted: where io_uring_complete fires before
+ * the tail moves (cqe_order, learnt after attach), one more than it reads. */
+static __always_inline __u32 cq_tail_posted(struct io_ring_ctx *ctx, bool direct)
+{
+	return cq_tail(ctx, direct) + (cqe_order == US_CQE_ORDER_BEFORE_TAIL);
+}
+
+/* CQEs waiting for the program in the CQ ring right after the one being posted, that one
+ * included: posted minus reaped. */
 static __always_inline __u32 cq_depth(struct io_ring_ctx *ctx, bool direct)
 {
-	return cq_tail(ctx, direct) - cq_head(ctx, direct);
+	return cq_tail_posted(ctx, direct) - cq_head(ctx, direct);
 }
 
 /* Whether the watched CQE is behind `head` at `now`; true when nothing is watched. */

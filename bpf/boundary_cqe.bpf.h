@@ -37,9 +37,7 @@ static __always_inline void boundary_cqe(struct io_ring_ctx *ctx, __u32 ring, bo
 	rs = ring_stats_row(ring);
 	if (!rs)
 		return;
-	tail = cq_tail(ctx, direct);
-	if (cqe_order == US_CQE_ORDER_BEFORE_TAIL)
-		tail++;
+	tail = cq_tail_posted(ctx, direct);
 	head = cq_head(ctx, direct);
 	depth = tail - head;
 	entries = direct ? ctx->cq_entries : BPF_CORE_READ(ctx, cq_entries);

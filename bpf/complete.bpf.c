@@ -271,7 +271,7 @@ static __always_inline void on_complete(void *ctx, bool direct, __u64 req_addr,
 	__u32 ring;
 	__u64 now;
 
-	if (boundary_on && cqe_order == US_CQE_ORDER_UNKNOWN)
+	if ((boundary_on || trace_on) && cqe_order == US_CQE_ORDER_UNKNOWN)
 		cqe_order_learn(ctx, user_data);
 	if (cflags & US_CQE_F_NOTIF) {
 		ring = ring_lookup((__u64)ctx);

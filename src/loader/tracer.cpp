@@ -325,7 +325,8 @@ std::vector<AttachFailure> Tracer::attach() {
 }
 
 bool Tracer::learn_cqe_order() {
-  if (!config_.boundary) return false;
+  // --trace's COMPLETE records carry the CQ depth, which needs the order as much.
+  if (!config_.boundary && !config_.trace) return false;
   if (skel_->bss->cqe_order == US_CQE_ORDER_UNKNOWN) post_cqe_order_nop();
   return skel_->bss->cqe_order != US_CQE_ORDER_UNKNOWN;
 }

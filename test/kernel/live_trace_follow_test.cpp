@@ -114,6 +114,34 @@ TEST_F(LiveTraceFollow, TraceHasEveryRequestBeginAndEnd) {
   EXPECT_EQ(other.at("dropped_records").get<long long>(), 0);
 }
 
+// Each NOP's CQE is posted into an empty CQ and held there (reap-lag), so right after it
+// is posted one CQE waits: the trace's CQ depth must say 1, never 0, on kernels whose
+// complete tracepoint fires before the tail counts the CQE (6.1) as on those after (6.18).
+// With --no-boundary the order is learnt for the trace alone.
+TEST_F(LiveTraceFollow, TraceCqDepthCountsTheCqeJustPosted) {
+  for (const bool boundary : {true, false}) {
+    const std::string trace = file(boundary ? "depth.json" : "depth-noboundary.json");
+    std::vector<std::string> args{kUringscope, "--trace", trace};
+    if (!boundary) args.push_back("--no-boundary");
+    args.insert(args.end(), {"--", kInject, "reap-lag", "20"});
+    auto r = harness::run(args);
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::ifstream in(trace);
+    const nlohmann::json doc = nlohmann::json::parse(in);
+    int depth_points = 0, cqes = 0;
+    for (const auto& e : doc.at("traceEvents")) {
+      const std::string name = e.value("name", "");
+      if (e.at("ph") == "X" && name == "CQE NOP") ++cqes;
+      if (e.at("ph") != "C" || name.find("CQ depth") == std::string::npos) continue;
+      ++depth_points;
+      EXPECT_EQ(e.at("args").at("CQEs").get<long long>(), 1) << e.dump();
+    }
+    EXPECT_EQ(cqes, 20) << "boundary " << boundary;
+    // Written when it changes: the first CQE's 1, then nothing.
+    EXPECT_EQ(depth_points, 1) << "boundary " << boundary;
+  }
+}
+
 TEST_F(LiveTraceFollow, FollowAddsForkedChildren) {
   const std::string followed = file("follow.json");
   const std::string unfollowed = file("nofollow.json");
