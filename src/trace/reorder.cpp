@@ -7,9 +7,8 @@ namespace uringscope {
 namespace {
 
 // Held records between two drains are a tenth of a second of traffic: at most this many,
-// whatever the rate (a 72-byte record and a 24-byte key each: about 1.5 MiB). Past it,
-// the oldest go out; a CPU's later-arriving older record is then written late (counted,
-// docs/trace.md).
+// whatever the rate (an 88-byte slot each: about 1.4 MiB). Past it, the oldest go out; a
+// CPU's later-arriving older record is then written late (counted, docs/trace.md).
 constexpr std::size_t kMaxPending = 16384;
 
 }  // namespace
@@ -17,37 +16,73 @@ constexpr std::size_t kMaxPending = 16384;
 // Grown by doubling from 1,024, the vectors stop at the bound exactly (a power of two):
 // holding one record more would double them again.
 ReorderQueue::ReorderQueue() {
-  pending_.reserve(1024);
+  heads_.reserve(1024);
+  runs_.reserve(1024);
   slots_.reserve(1024);
 }
 
-void ReorderQueue::push(const us_trace_event& e) {
-  uint32_t slot;
+uint32_t ReorderQueue::take_slot(const us_trace_event& e) {
+  Slot s{e, seq_++, kNone};
   if (free_slots_.empty()) {
-    slot = static_cast<uint32_t>(slots_.size());
-    slots_.push_back(e);
-  } else {
-    slot = free_slots_.back();
-    free_slots_.pop_back();
-    slots_[slot] = e;
+    slots_.push_back(s);
+    return static_cast<uint32_t>(slots_.size() - 1);
   }
-  pending_.push_back({e.ts, seq_++, slot});
-  std::push_heap(pending_.begin(), pending_.end(), Later{});
+  uint32_t slot = free_slots_.back();
+  free_slots_.pop_back();
+  slots_[slot] = s;
+  return slot;
+}
+
+uint32_t ReorderQueue::take_run(uint32_t slot) {
+  Run r{slot, slot};
+  if (free_runs_.empty()) {
+    runs_.push_back(r);
+    return static_cast<uint32_t>(runs_.size() - 1);
+  }
+  uint32_t run = free_runs_.back();
+  free_runs_.pop_back();
+  runs_[run] = r;
+  return run;
+}
+
+void ReorderQueue::push(const us_trace_event& e) {
+  uint32_t slot = take_slot(e);
+  ++held_;
+  if (open_run_ != kNone && slots_[runs_[open_run_].tail].e.ts <= e.ts) {
+    slots_[runs_[open_run_].tail].next = slot;
+    runs_[open_run_].tail = slot;
+    return;
+  }
+  open_run_ = take_run(slot);
+  heads_.push_back({e.ts, slots_[slot].seq, open_run_});
+  std::push_heap(heads_.begin(), heads_.end(), Later{});
 }
 
 void ReorderQueue::release_before(uint64_t ts) { release_before_ = std::max(release_before_, ts); }
 
 bool ReorderQueue::due() const {
-  return !pending_.empty() &&
-         (pending_.front().ts < release_before_ || pending_.size() >= kMaxPending);
+  return !heads_.empty() && (heads_.front().ts < release_before_ || held_ >= kMaxPending);
 }
 
 us_trace_event ReorderQueue::pop() {
-  std::pop_heap(pending_.begin(), pending_.end(), Later{});
-  const uint32_t slot = pending_.back().slot;
-  pending_.pop_back();
+  std::pop_heap(heads_.begin(), heads_.end(), Later{});
+  Run& run = runs_[heads_.back().run];
+  const uint32_t slot = run.head;
+  const us_trace_event e = slots_[slot].e;
+  const uint32_t next = slots_[slot].next;
   free_slots_.push_back(slot);
-  return slots_[slot];
+  --held_;
+  if (next != kNone) {
+    run.head = next;
+    heads_.back().ts = slots_[next].e.ts;
+    heads_.back().seq = slots_[next].seq;
+    std::push_heap(heads_.begin(), heads_.end(), Later{});
+  } else {
+    if (open_run_ == heads_.back().run) open_run_ = kNone;
+    free_runs_.push_back(heads_.back().run);
+    heads_.pop_back();
+  }
+  return e;
 }
 
 }  // namespace uringscope
