@@ -11,6 +11,19 @@ namespace {
 // CPU's later-arriving older record is then written late (counted, docs/trace.md).
 constexpr std::size_t kMaxPending = 16384;
 
+// The index of a free entry of `items` (one put back in `free`, or a new one) holding v.
+template <typename T>
+uint32_t take(std::vector<T>& items, std::vector<uint32_t>& free, const T& v) {
+  if (free.empty()) {
+    items.push_back(v);
+    return static_cast<uint32_t>(items.size() - 1);
+  }
+  uint32_t at = free.back();
+  free.pop_back();
+  items[at] = v;
+  return at;
+}
+
 }  // namespace
 
 // Grown by doubling from 1,024, the vectors stop at the bound exactly (a power of two):
@@ -21,39 +34,15 @@ ReorderQueue::ReorderQueue() {
   slots_.reserve(1024);
 }
 
-uint32_t ReorderQueue::take_slot(const us_trace_event& e) {
-  Slot s{e, seq_++, kNone};
-  if (free_slots_.empty()) {
-    slots_.push_back(s);
-    return static_cast<uint32_t>(slots_.size() - 1);
-  }
-  uint32_t slot = free_slots_.back();
-  free_slots_.pop_back();
-  slots_[slot] = s;
-  return slot;
-}
-
-uint32_t ReorderQueue::take_run(uint32_t slot) {
-  Run r{slot, slot};
-  if (free_runs_.empty()) {
-    runs_.push_back(r);
-    return static_cast<uint32_t>(runs_.size() - 1);
-  }
-  uint32_t run = free_runs_.back();
-  free_runs_.pop_back();
-  runs_[run] = r;
-  return run;
-}
-
 void ReorderQueue::push(const us_trace_event& e) {
-  uint32_t slot = take_slot(e);
+  uint32_t slot = take(slots_, free_slots_, Slot{e, seq_++, kNone});
   ++held_;
   if (open_run_ != kNone && slots_[runs_[open_run_].tail].e.ts <= e.ts) {
     slots_[runs_[open_run_].tail].next = slot;
     runs_[open_run_].tail = slot;
     return;
   }
-  open_run_ = take_run(slot);
+  open_run_ = take(runs_, free_runs_, Run{slot, slot});
   heads_.push_back({e.ts, slots_[slot].seq, open_run_});
   std::push_heap(heads_.begin(), heads_.end(), Later{});
 }

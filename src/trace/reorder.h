@@ -55,9 +55,6 @@ class ReorderQueue {
     }
   };
 
-  uint32_t take_slot(const us_trace_event& e);
-  uint32_t take_run(uint32_t slot);
-
   std::vector<Head> heads_;  // min-heap on (ts, seq)
   std::vector<Run> runs_;
   std::vector<uint32_t> free_runs_;
