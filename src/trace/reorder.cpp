@@ -37,10 +37,13 @@ ReorderQueue::ReorderQueue() {
 void ReorderQueue::push(const us_trace_event& e) {
   uint32_t slot = take(slots_, free_slots_, Slot{e, seq_++, kNone});
   ++held_;
-  if (open_run_ != kNone && slots_[runs_[open_run_].tail].e.ts <= e.ts) {
-    slots_[runs_[open_run_].tail].next = slot;
-    runs_[open_run_].tail = slot;
-    return;
+  if (open_run_ != kNone) {
+    Run& run = runs_[open_run_];
+    if (slots_[run.tail].e.ts <= e.ts) {
+      slots_[run.tail].next = slot;
+      run.tail = slot;
+      return;
+    }
   }
   open_run_ = take(runs_, free_runs_, Run{slot, slot});
   heads_.push_back({e.ts, slots_[slot].seq, open_run_});

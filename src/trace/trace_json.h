@@ -14,8 +14,8 @@
 
 namespace uringscope {
 
-// user_data as JSON text wants it: lowercase hex with 0x, no padding ("0x0" for zero),
-// the way debuggers print pointers.
+// user_data as the report writes it (util/format.h's format_hex, without its string):
+// lowercase hex with 0x, no padding ("0x0" for zero).
 struct Hex {
   uint64_t v;
 };

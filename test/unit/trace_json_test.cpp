@@ -3,6 +3,7 @@
 // the file, checked against std::to_chars / printf at the edges (digit-count boundaries,
 // the type limits), and the JSON string literal's escapes.
 #include "trace/trace_json.h"
+#include "util/format.h"
 
 #include <gtest/gtest.h>
 
@@ -53,16 +54,17 @@ TEST(TraceJson, SignedDecimalIncludingTheLimits) {
     expect_decimal(v);
 }
 
-TEST(TraceJson, HexIsLowercaseWithPrefixAndNoPadding) {
+// The same text as the report's user_data (util/format.h), which fmt writes.
+TEST(TraceJson, HexIsTheReportsUserDataText) {
   for (uint64_t v : {uint64_t{0}, uint64_t{0xf}, uint64_t{0x10}, uint64_t{0xdeadbeef},
                      uint64_t{0xffff888012345678}, std::numeric_limits<uint64_t>::max()}) {
     TraceBuf b;
     b << Hex{v};
-    char want[32];
-    std::snprintf(want, sizeof want, "%#" PRIx64, v);
-    // printf's # drops the prefix for zero; the trace writes 0x0 as debuggers print it.
-    EXPECT_EQ(text(b), v ? std::string(want) : "0x0");
+    EXPECT_EQ(text(b), format_hex(v));
   }
+  TraceBuf zero;
+  zero << Hex{0};
+  EXPECT_EQ(text(zero), "0x0");
 }
 
 TEST(TraceJson, MicrosecondsKeepEveryNanosecond) {
