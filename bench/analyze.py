@@ -100,7 +100,7 @@ TRACER_ORDER = ["none", "uringscope", "uringscope-prev", "uringscope-trace", "ur
                 "uringscope-trace-stopped", "uringscope-prev-trace",
                 "uringscope-check",
                 "uringscope-boundary", "uringscope-noboundary", "uringscope-files",
-                "uringscope-spine", "uringscope-limit", "uringscope-timed",
+                "uringscope-spine", "uringscope-limit", "uringscope-limit-trace", "uringscope-timed",
                 "uringscope-noenter", "floor", "bpftrace", "perf"]
 WORKLOAD_ORDER = ["nop", "read", "read-async", "read-direct", "nop-ctxsw", "syscall"]
 DEVICE_BOUND = {"read-direct"}

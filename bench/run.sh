@@ -43,7 +43,9 @@ usage: bench/run.sh [options]
                        uringscope --files (per-file attribution);
                        uringscope-limit is the default mode's own programs on its
                        own hooks, each returning at once (URINGSCOPE_EMPTY_PROGRAMS=1):
-                       the physical limit of the design; uringscope-timed is the
+                       the physical limit of the design; uringscope-limit-trace is
+                       --trace /dev/null's programs the same way (that limit plus
+                       io_uring_file_get's hook); uringscope-timed is the
                        same with one clock read in each submit and CQE program (the
                        least that timing a request costs: URINGSCOPE_EMPTY_PROGRAMS=timed);
                        uringscope-boundary is

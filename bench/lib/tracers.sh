@@ -6,7 +6,7 @@
 
 have_tracer() {
   case $1 in
-    none | uringscope | uringscope-json | uringscope-trace | uringscope-trace-null | uringscope-trace-stopped | uringscope-check | uringscope-boundary | uringscope-noboundary | uringscope-files | uringscope-noenter | uringscope-limit | uringscope-timed | floor) return 0 ;;
+    none | uringscope | uringscope-json | uringscope-trace | uringscope-trace-null | uringscope-trace-stopped | uringscope-check | uringscope-boundary | uringscope-noboundary | uringscope-files | uringscope-noenter | uringscope-limit | uringscope-limit-trace | uringscope-timed | floor) return 0 ;;
     uringscope-prev | uringscope-prev-trace) [[ -x ${BENCH_PREV_URINGSCOPE:-} ]] ;;
     uringscope-spine) ((spine_ok)) ;;
     bpftrace) command -v bpftrace >/dev/null ;;
@@ -60,6 +60,10 @@ start_tracer() {
     # The physical limit of this design: the default mode's programs on its hooks, each
     # returning at once (URINGSCOPE_EMPTY_PROGRAMS, bench only).
     uringscope-limit) env URINGSCOPE_EMPTY_PROGRAMS=1 "$uringscope" -p "$target" >"$log" 2>&1 & ;;
+    # --trace's programs the same way (the default's hooks and io_uring_file_get, which
+    # --trace adds on every issue), no record sent: against uringscope-limit, the price
+    # of that one more hook.
+    uringscope-limit-trace) env URINGSCOPE_EMPTY_PROGRAMS=1 "$uringscope" --trace /dev/null -p "$target" >"$log" 2>&1 & ;;
     # The same, but the submit and CQE programs read the clock once each before returning:
     # the least that timing a request costs.
     uringscope-timed) env URINGSCOPE_EMPTY_PROGRAMS=timed "$uringscope" -p "$target" >"$log" 2>&1 & ;;
