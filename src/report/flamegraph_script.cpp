@@ -65,7 +65,10 @@ function show(g, x, w) {
 // of a hundredth of a pixel zoomed a hundredfold would carry the rounding with it.
 function zoom(target) {
   var x0 = attr(target, "data-x"), w0 = attr(target, "data-w"), y0 = attr(rectOf(target), "y");
-  var v0 = attr(target, "data-v"), scale = innerWidth / w0, eps = 1e-6;
+  // The frames' x and width are printed with two decimals, each rounded on its own: a
+  // child's right edge may overhang its parent's by a hundredth of a pixel. Compared any
+  // tighter, a click would hide a child that is inside the frame clicked on.
+  var v0 = attr(target, "data-v"), scale = innerWidth / w0, eps = 0.011;
   frames.forEach(function (g) {
     var x = attr(g, "data-x"), w = attr(g, "data-w"), y = attr(rectOf(g), "y");
     if (y >= y0 && x <= x0 + eps && x + w >= x0 + w0 - eps) {

@@ -3,6 +3,7 @@
 // comes from the fixture's own rows.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <regex>
 #include <sstream>
 
@@ -180,6 +181,49 @@ TEST(FlameGraphSvg, AnEmptyRunSaysSo) {
 TEST(FlameGraphSvg, TheSubtitleNamesTheWeightAndItsTotal) {
   const std::string svg = svg_of(flame_fixture(), FlameWeight::Count);
   EXPECT_NE(svg.find("width: count (155 CQEs"), std::string::npos);
+}
+
+// The zoom script tells a frame's children from its neighbours by the printed boxes,
+// each x and width rounded to two decimals on its own: its tolerance must cover what
+// that rounding lets a child overhang its parent, or a click hides a child (seen in
+// test/flame/run.sh with a pipe's READ frame under eps = 1e-6).
+TEST(FlameGraphSvg, TheZoomToleranceCoversTheRoundingOfEveryChildsBox) {
+  std::smatch m;
+  const std::string script(flamegraph_script());
+  ASSERT_TRUE(std::regex_search(script, m, std::regex("eps = ([0-9.e-]+);")));
+  const double eps = std::stod(m[1].str());
+
+  std::vector<FoldedStack> stacks;
+  uint64_t seed = 88172645463325252ull;
+  for (int a = 0; a < 12; ++a) {
+    for (int b = 0; b < 9; ++b) {
+      seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+      stacks.push_back({{"op" + std::to_string(a), "file" + std::to_string(b)}, 1000 + seed % 100003});  // every frame wide enough to draw
+    }
+  }
+  std::ostringstream out;
+  render_flamegraph_svg(out, stacks, FlameGraphOptions{});
+  const std::string svg = out.str();
+  static const std::regex box("<rect x=\"([0-9.]+)\" y=\"([0-9.]+)\" width=\"([0-9.]+)\"");
+  struct Box { double x, y, w; };
+  std::vector<Box> open;  // the last frame drawn at each depth, the root first
+  double worst = 0;
+  int children = 0;
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), box); it != std::sregex_iterator();
+       ++it) {
+    const Box b{std::stod((*it)[1].str()), std::stod((*it)[2].str()), std::stod((*it)[3].str())};
+    while (!open.empty() && open.back().y <= b.y) open.pop_back();  // frames go up the page
+    if (!open.empty()) {
+      const Box& parent = open.back();
+      worst = std::max({worst, parent.x - b.x, (b.x + b.w) - (parent.x + parent.w)});
+      ++children;
+    }
+    open.push_back(b);
+  }
+  ASSERT_EQ(children, 12 + 12 * 9);
+  EXPECT_LE(worst, eps);
+  // The rounding does show at this size: a tolerance of nothing would fail here.
+  EXPECT_GT(worst, 1e-6);
 }
 
 }  // namespace
