@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <random>
 #include <regex>
 #include <sstream>
 
@@ -194,11 +195,12 @@ TEST(FlameGraphSvg, TheZoomToleranceCoversTheRoundingOfEveryChildsBox) {
   const double eps = std::stod(m[1].str());
 
   std::vector<FoldedStack> stacks;
-  uint64_t seed = 88172645463325252ull;
+  std::mt19937_64 rng(42);  // its sequence is fixed by the standard: the same boxes everywhere
   for (int a = 0; a < 12; ++a) {
     for (int b = 0; b < 9; ++b) {
-      seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
-      stacks.push_back({{"op" + std::to_string(a), "file" + std::to_string(b)}, 1000 + seed % 100003});  // every frame wide enough to draw
+      // At least 1,000 of about 5.5 M: every frame wide enough to be drawn.
+      stacks.push_back(
+          {{"op" + std::to_string(a), "file" + std::to_string(b)}, 1000 + rng() % 100003});
     }
   }
   std::ostringstream out;
