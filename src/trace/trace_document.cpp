@@ -23,7 +23,7 @@ constexpr std::size_t kFlushBytes = 256 * 1024;
 
 // Category of every async slice and flow: Perfetto and catapult match a slice's begin,
 // instants and end, and a flow's steps, by (cat, id).
-constexpr std::string_view kCat = "io_uring";
+constexpr char kCat[] = "io_uring";
 
 void append_dur(TraceBuf& b, uint64_t ns) { b << R"(,"dur":)" << Usec{ns}; }
 

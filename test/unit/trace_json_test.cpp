@@ -65,6 +65,16 @@ TEST(TraceJson, HexIsTheReportsUserDataText) {
   TraceBuf zero;
   zero << Hex{0};
   EXPECT_EQ(text(zero), "0x0");
+  // Every digit count: the digits are counted from the leading zeros before they are
+  // written, so each edge between n and n+1 nibbles is checked.
+  for (int bit = 0; bit < 64; ++bit) {
+    uint64_t p = uint64_t{1} << bit;
+    for (uint64_t v : {p - 1, p, p | (p - 1)}) {
+      TraceBuf b;
+      b << Hex{v};
+      EXPECT_EQ(text(b), format_hex(v)) << "bit " << bit;
+    }
+  }
 }
 
 TEST(TraceJson, MicrosecondsKeepEveryNanosecond) {
