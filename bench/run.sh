@@ -156,6 +156,7 @@ note "logs in $logdir"
 stats_was=$(cat /proc/sys/kernel/bpf_stats_enabled)
 cleanup() {
   kill_started
+  tracefs_release
   echo "$stats_was" >/proc/sys/kernel/bpf_stats_enabled
   rm -rf "$shm"
 }
@@ -210,6 +211,7 @@ run_one() {
 # --- preflight ------------------------------------------------------------------------
 [[ $(stat -f -c %T "$(dirname "$data_file")") != tmpfs ]] ||
   die "$data_file is on tmpfs: O_DIRECT needs a real file system (--file)"
+tracefs_ensure
 spine_ok=0
 if [[ ,$tracers, == *,uringscope-spine,* ]]; then
   if probe_spine; then spine_ok=1; else

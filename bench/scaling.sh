@@ -136,6 +136,7 @@ spine_ok=0
 stats_was=$(cat /proc/sys/kernel/bpf_stats_enabled)
 cleanup() {
   kill_started
+  tracefs_release
   echo "$stats_was" >/proc/sys/kernel/bpf_stats_enabled
   rm -rf "$shm"
 }
@@ -180,6 +181,7 @@ fi
 stats_points=("${thread_points[@]}")
 if [[ -n $stats_list ]]; then IFS=, read -r -a stats_points <<<"$stats_list"; fi
 IFS=, read -r -a tracer_list <<<"$tracers"
+tracefs_ensure
 for t in "${tracer_list[@]}"; do have_tracer "$t" || die "tracer $t is not usable here"; done
 
 runs_csv=$out_prefix-runs.csv

@@ -9,10 +9,27 @@ have_tracer() {
     none | uringscope | uringscope-json | uringscope-trace | uringscope-trace-null | uringscope-trace-stopped | uringscope-check | uringscope-boundary | uringscope-noboundary | uringscope-files | uringscope-noenter | uringscope-limit | uringscope-limit-trace | uringscope-timed | floor) return 0 ;;
     uringscope-prev | uringscope-prev-trace) [[ -x ${BENCH_PREV_URINGSCOPE:-} ]] ;;
     uringscope-spine) ((spine_ok)) ;;
-    bpftrace) command -v bpftrace >/dev/null ;;
+    bpftrace) command -v bpftrace >/dev/null &&
+      bpftrace -l tracepoint:io_uring:io_uring_submit_req 2>/dev/null | grep -q . ;;
     perf) command -v perf >/dev/null && perf record -e io_uring:io_uring_submit_req -o /dev/null -- true >/dev/null 2>&1 ;;
     *) die "unknown tracer $1" ;;
   esac
+}
+
+# bpftrace and perf reach the io_uring tracepoints through tracefs, which a fresh
+# container may not have mounted (uringscope and the floor attach through BTF and need
+# none of it). Mounted for the run when missing, and unmounted at exit only if mounted
+# here: otherwise those two tracers would be skipped, and the comparison with them lost.
+tracefs_mounted_here=0
+tracefs_ensure() {
+  [[ -d /sys/kernel/tracing/events ]] && return 0
+  if mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; then
+    tracefs_mounted_here=1
+    note "mounted tracefs on /sys/kernel/tracing for bpftrace and perf (unmounted at exit)"
+  fi
+}
+tracefs_release() {
+  if ((tracefs_mounted_here)); then umount /sys/kernel/tracing || true; fi
 }
 
 # The doctor's optional programs (everything beyond submit, complete, punt and the ring
