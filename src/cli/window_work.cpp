@@ -8,14 +8,18 @@
 #include <string>
 
 #include "cli/snapshot_source.h"
+#include "trace/reorder.h"
 
 namespace uringscope {
 namespace {
 
-// Ten drains a second of at most 100,000 records each: about what the trace writer
-// turns into JSON in that time. A faster producer fills the buffer, and its drops are
-// counted.
+// Ten drains a second of at most 100,000 records each: the writer turns that many into
+// JSON in a fraction of the tenth of a second (docs/trace.md), and every record the ring
+// buffer takes costs the traced CPU its copy. A faster producer fills the buffer, and its
+// drops are counted.
 constexpr uint64_t kDrainBudget = 100000;
+// The writer must be able to hold one whole drain to put it in order (trace/reorder.h).
+static_assert(kDrainBudget <= ReorderQueue::kMaxHeld);
 
 // A record stamped before a drain began but staged after its CPU was flushed: a program
 // that read the clock and was then interrupted by the flush. Microseconds in practice;

@@ -6,11 +6,6 @@
 namespace uringscope {
 namespace {
 
-// Held records between two drains are a tenth of a second of traffic: at most this many,
-// whatever the rate (an 88-byte slot each: about 1.4 MiB). Past it, the oldest go out; a
-// CPU's later-arriving older record is then written late (counted, docs/trace.md).
-constexpr std::size_t kMaxPending = 16384;
-
 // The index of a free entry of `items` (one put back in `free`, or a new one) holding v.
 template <typename T>
 uint32_t take(std::vector<T>& items, std::vector<uint32_t>& free, const T& v) {
@@ -53,7 +48,7 @@ void ReorderQueue::push(const us_trace_event& e) {
 void ReorderQueue::release_before(uint64_t ts) { release_before_ = std::max(release_before_, ts); }
 
 bool ReorderQueue::due() const {
-  return !heads_.empty() && (heads_.front().ts < release_before_ || held_ >= kMaxPending);
+  return !heads_.empty() && (heads_.front().ts < release_before_ || held_ >= kMaxHeld);
 }
 
 us_trace_event ReorderQueue::pop() {

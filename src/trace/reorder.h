@@ -17,6 +17,17 @@ namespace uringscope {
 
 class ReorderQueue {
  public:
+  // Held records are what arrived since the last release: one drain's worth, since a CPU
+  // that went quiet sends what it staged only when the next drain flushes it, and that
+  // record may be older than everything else the drain brought. So the bound is at least
+  // what a drain may bring (the cli's drain budget asserts it): below that, a busy but
+  // not saturated run (a program at 100,000 requests a second sends 20,000 records a
+  // drain) forced out records that an idle CPU's older ones then followed, written late,
+  // and a SUBMIT overtaken by its own CQE lost its request. An 88-byte slot each: at most
+  // 11.5 MiB, reached only when the drain is saturated. Past it, the oldest go out and a
+  // later-arriving older record is written late (counted, docs/trace.md).
+  static constexpr std::size_t kMaxHeld = 131072;
+
   ReorderQueue();
 
   void push(const us_trace_event& e);

@@ -17,7 +17,7 @@
 namespace uringscope {
 namespace {
 
-constexpr std::size_t kBound = 16384;  // reorder.cpp's kMaxPending
+constexpr std::size_t kBound = ReorderQueue::kMaxHeld;
 
 us_trace_event record(uint64_t ts, uint64_t arrival) {
   us_trace_event e{};
