@@ -620,7 +620,6 @@ TEST(TraceWriter, RecordsWaitForTheDrainToReleaseThem) {
 
 TEST(TraceWriter, ABusyDrainStillWaitsForAQuietCpusOlderRecords) {
   TempDir dir;
-  std::string path = dir.file("t.json");
   TraceStats st;
   // What fio at about 90,000 reads a second showed beside other io_uring traffic: its
   // thread moved CPUs, so the SUBMIT it staged on the CPU it left reached the writer only
@@ -629,22 +628,17 @@ TEST(TraceWriter, ABusyDrainStillWaitsForAQuietCpusOlderRecords) {
   // the first. With the queue bounded below a drain's worth, the CQE was forced out
   // before its SUBMIT came: a "CQE without submit", and a late SUBMIT whose slice the
   // next request's CQE ended.
+  // The drain's release (here the finish) comes after all of them: what went out before
+  // it was forced out by the bound.
   constexpr uint64_t kBusy = 20'000;
-  {
-    TraceWriter w(path);
-    w.add(complete(1'000'000, 0xA0, 1, 4096));  // 1 ms: the moved thread's first CQE
-    for (uint64_t i = 0; i < kBusy / 2; ++i) {  // 1-100 ms on the busy CPU
-      const uint64_t ts = 1'000'000 + 10'000 * (i + 1);
-      w.add(submit(ts, 0x1000 + i, 100 + i));
-      w.add(complete(ts + 5'000, 0x1000 + i, 100 + i, 4096));
-    }
-    w.add(submit(900'000, 0xA0, 1));  // 0.9 ms, staged on the CPU the thread left
-    w.delivered_before(101'000'000);
-    w.finish(110'000'000, {{1, "ring #0 fd=5 (app)"}});
-    st = w.stats();
+  std::vector<us_trace_event> drain{complete(1'000'000, 0xA0, 1, 4096)};  // 1 ms: its CQE
+  for (uint64_t i = 0; i < kBusy / 2; ++i) {  // 1-100 ms on the busy CPU
+    const uint64_t ts = 1'000'000 + 10'000 * (i + 1);
+    drain.push_back(submit(ts, 0x1000 + i, 100 + i));
+    drain.push_back(complete(ts + 5'000, 0x1000 + i, 100 + i, 4096));
   }
-  Trace t = load(path);
-  check_invariants(t);
+  drain.push_back(submit(900'000, 0xA0, 1));  // 0.9 ms, staged on the CPU the thread left
+  Trace t = run(dir.file("t.json"), drain, 110'000'000, &st);
   EXPECT_EQ(st.late, 0u);
   EXPECT_EQ(st.unmatched, 0u);
   EXPECT_EQ(st.requests, kBusy / 2 + 1);
