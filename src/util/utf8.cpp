@@ -31,6 +31,39 @@ std::size_t utf8_sequence_length(std::string_view s, std::size_t i) {
   return n;
 }
 
+char32_t utf8_code_point(std::string_view s, std::size_t i, std::size_t n) {
+  auto at = [&](std::size_t k) { return static_cast<char32_t>(static_cast<unsigned char>(s[i + k])); };
+  switch (n) {
+    case 1: return at(0);
+    case 2: return (at(0) & 0x1f) << 6 | (at(1) & 0x3f);
+    case 3: return (at(0) & 0x0f) << 12 | (at(1) & 0x3f) << 6 | (at(2) & 0x3f);
+    default: return (at(0) & 0x07) << 18 | (at(1) & 0x3f) << 12 | (at(2) & 0x3f) << 6 | (at(3) & 0x3f);
+  }
+}
+
+void append_u_escape(std::string& out, char32_t cp) {
+  constexpr char kHex[] = "0123456789abcdef";
+  out += "\\u";
+  for (int shift = 12; shift >= 0; shift -= 4) out += kHex[(cp >> shift) & 0xf];
+}
+
+namespace {
+bool is_continuation(std::string_view s, std::size_t i) {
+  return (static_cast<unsigned char>(s[i]) & 0xc0) == 0x80;
+}
+}  // namespace
+
+std::size_t utf8_cut_before(std::string_view s, std::size_t pos) {
+  if (pos >= s.size()) return s.size();
+  while (pos > 0 && is_continuation(s, pos)) --pos;
+  return pos;
+}
+
+std::size_t utf8_cut_after(std::string_view s, std::size_t pos) {
+  while (pos < s.size() && is_continuation(s, pos)) ++pos;
+  return pos;
+}
+
 void append_utf8_sanitized(std::string& out, std::string_view in, std::string_view replacement) {
   for (std::size_t i = 0; i < in.size();) {
     if (const std::size_t n = utf8_sequence_length(in, i)) {

@@ -19,6 +19,19 @@ namespace uringscope {
 // JSON readers and Prometheus both reject.
 std::size_t utf8_sequence_length(std::string_view s, std::size_t i);
 
+// The code point of the valid sequence of length n (utf8_sequence_length()) at s[i].
+char32_t utf8_code_point(std::string_view s, std::size_t i, std::size_t n);
+
+// Appends the escape "\uHHHH" of a code point of the Basic Multilingual Plane, the form
+// both JSON and the text outputs use.
+void append_u_escape(std::string& out, char32_t cp);
+
+// Where to cut `s` at about `pos` without splitting a character: the nearest index at or
+// before (utf8_cut_before) or at or after (utf8_cut_after) `pos` that is no continuation
+// byte. A name shortened to fit a column must stay valid UTF-8.
+std::size_t utf8_cut_before(std::string_view s, std::size_t pos);
+std::size_t utf8_cut_after(std::string_view s, std::size_t pos);
+
 // Appends `in` to `out` with every byte that starts no valid sequence replaced by
 // `replacement` (one replacement per byte, scanning on from the next byte).
 void append_utf8_sanitized(std::string& out, std::string_view in, std::string_view replacement);
