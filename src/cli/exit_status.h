@@ -2,7 +2,8 @@
 // How a run turns into an exit status, for scripts and CI gates.
 //
 //   1  uringscope itself failed (bad input, missing privilege, ...): nothing else applies,
-//      and it never gets here (an Error is thrown and main() returns 1).
+//      and it never gets here (an Error is thrown and main() returns 1, or an output
+//      could not be written: the run says which on stderr and still writes the others).
 //   N  the command uringscope ran exited with N != 0 (128 + signal when a signal killed
 //      it): the program's own verdict comes first, as with time(1) or strace(1).
 //   3  --fail-on was given and a finding at or above that severity exists (TOOL and

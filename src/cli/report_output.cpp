@@ -1,29 +1,36 @@
 // SPDX-License-Identifier: MIT
 #include "cli/report_output.h"
 
+#include <exception>
+#include <functional>
 #include <iostream>
 #include <sstream>
 #include <string>
 
+#include "diff/visible_diff.h"
 #include "util/format.h"
+#include "util/json_text.h"
 #include "util/output.h"
+#include "util/untrusted_text.h"
 #include "report/flamegraph_svg.h"
 #include "report/folded.h"
 #include "report/report.h"
 #include "report/views.h"
+#include "report/visible_copy.h"
 
 namespace uringscope {
 namespace {
 
 // The human report: full or compact, narrowed by -e (text only: JSON, baselines and
-// --fail-on always see everything), then the diff against a baseline.
+// --fail-on always see everything), then the diff against a baseline. The filter sees
+// the names as they are; the renderers get them visible.
 void render_human(std::ostream& out, const Options& opts, const Snapshot& snap,
                   const std::vector<Finding>& findings, const std::optional<Diff>& delta) {
   const DisplayFilter& filter = opts.display_filter;
-  const std::string filter_text = filter.empty() ? "" : display_filter_text(filter);
-  const Snapshot shown = filter.empty() ? snap : filter_snapshot(snap, filter);
+  const std::string filter_text = filter.empty() ? "" : visible_text(display_filter_text(filter));
+  const Snapshot shown = visible_copy(filter.empty() ? snap : filter_snapshot(snap, filter));
   const std::vector<Finding> shown_findings =
-      filter.empty() ? findings : filter_findings(findings, filter, snap);
+      visible_copy(filter.empty() ? findings : filter_findings(findings, filter, snap));
   if (opts.compact) {
     render_compact(out, shown, shown_findings, !opts.no_findings, filter_text, opts.histograms);
   } else {
@@ -35,7 +42,7 @@ void render_human(std::ostream& out, const Options& opts, const Snapshot& snap,
   }
   if (delta) {
     out << '\n';
-    render_diff_text(out, *delta);
+    render_diff_text(out, visible_copy(*delta));
   }
 }
 
@@ -50,7 +57,7 @@ void write_flame_outputs(const Options& opts, const Snapshot& snap) {
   }
   if (opts.flamegraph) {
     FlameGraphOptions look;
-    look.subtitle = target_line(snap.target) + ", " + format_duration(snap.wall_ns);
+    look.subtitle = visible_text(target_line(snap.target)) + ", " + format_duration(snap.wall_ns);
     look.weight = opts.flame_weight;
     std::ostringstream svg;
     render_flamegraph_svg(svg, stacks, look);
@@ -64,25 +71,51 @@ std::ostream& human_stream(const Options& opts) {
   return opts.json && *opts.json == "-" ? std::cerr : std::cout;
 }
 
-void emit_reports(const Options& opts, const Snapshot& snap, const std::vector<Finding>& findings,
+bool emit_reports(const Options& opts, const Snapshot& snap, const std::vector<Finding>& findings,
                   const std::optional<Baseline>& baseline) {
-  std::optional<Diff> delta;
-  if (baseline) delta = diff(*baseline, baseline_of(snap, findings));
-  if (opts.json || opts.baseline_out) {
-    nlohmann::ordered_json report = render_json(snap, findings);
-    if (delta) report["diff"] = diff_json(*delta);
-    const std::string doc = report.dump(2) + "\n";
-    if (opts.baseline_out) write_file_atomic(*opts.baseline_out, doc);
-    if (opts.json && *opts.json == "-") {
-      std::cout << doc << std::flush;
-    } else if (opts.json) {
-      write_file_atomic(*opts.json, doc);
+  bool all_written = true;
+  // Each output on its own: whatever stops one (a full disk, a bug in one renderer) must
+  // not cost the user the others, the text report least of all.
+  auto attempt = [&](const char* what, const std::function<void()>& write) {
+    try {
+      write();
+    } catch (const std::exception& e) {
+      all_written = false;
+      std::cerr << "uringscope: " << what << " was not written: " << visible_text(e.what())
+                << std::endl;
     }
+  };
+  std::optional<Diff> delta;
+  attempt("the diff", [&] {
+    if (baseline) delta = diff(*baseline, baseline_of(snap, findings));
+  });
+  std::optional<std::string> doc;
+  if (opts.json || opts.baseline_out) {
+    attempt("the JSON report", [&] {
+      nlohmann::ordered_json report = render_json(snap, findings);
+      if (delta) report["diff"] = diff_json(*delta);
+      report["invalid_utf8_replaced"] = replace_invalid_utf8(report);
+      doc = json_document(report) + "\n";
+    });
   }
-  write_flame_outputs(opts, snap);
-  std::ostream& text = human_stream(opts);
-  render_human(text, opts, snap, findings, delta);
-  text.flush();
+  if (doc && opts.baseline_out)
+    attempt("the --baseline copy", [&] { write_file_atomic(*opts.baseline_out, *doc); });
+  if (doc && opts.json) {
+    attempt("the JSON report", [&] {
+      if (*opts.json == "-") {
+        std::cout << *doc << std::flush;
+      } else {
+        write_file_atomic(*opts.json, *doc);
+      }
+    });
+  }
+  attempt("--folded/--flamegraph", [&] { write_flame_outputs(opts, snap); });
+  attempt("the text report", [&] {
+    std::ostream& text = human_stream(opts);
+    render_human(text, opts, snap, findings, delta);
+    text.flush();
+  });
+  return all_written;
 }
 
 }  // namespace uringscope

@@ -14,8 +14,12 @@
 
 namespace uringscope {
 
-void emit_reports(const Options& opts, const Snapshot& snap, const std::vector<Finding>& findings,
-                  const std::optional<Baseline>& baseline);
+// Writes every output the options ask for. One that fails (a full disk, a formatting
+// error) is said in one line on stderr and the others are still written; returns
+// whether all of them were.
+[[nodiscard]] bool emit_reports(const Options& opts, const Snapshot& snap,
+                                const std::vector<Finding>& findings,
+                                const std::optional<Baseline>& baseline);
 
 // The stream the human report and live intervals go to: stderr when the JSON report
 // takes stdout.

@@ -38,6 +38,8 @@
 #include "top/terminal.h"
 #include "trace/trace_writer.h"
 #include "util/error.h"
+#include "util/json_text.h"
+#include "util/untrusted_text.h"
 
 namespace uringscope {
 namespace {
@@ -170,21 +172,23 @@ int trace_run(const Options& opts) {
   Tracer tracer(support, tracer_config(opts, targets, sizes));
   const KernelInfo kernel = attach(tracer, support, targets);
   check_still_running(targets);
-  std::cerr << fmt::format("uringscope: attached {} programs (tier {}); {}{}{}",
-                           tracer.attached_count(), tier_name(support.tier),
-                           describe_targets(targets),
-                           outputs.metrics ? fmt::format("; metrics at {}", outputs.metrics->url()) : "",
-                           targets.info.mode == TargetMode::Command ? "" : "; Ctrl-C ends the run")
+  // The targets' names are theirs to choose: shown escaped like every name.
+  std::cerr << visible_text(fmt::format(
+                   "uringscope: attached {} programs (tier {}); {}{}{}", tracer.attached_count(),
+                   tier_name(support.tier), describe_targets(targets),
+                   outputs.metrics ? fmt::format("; metrics at {}", outputs.metrics->url()) : "",
+                   targets.info.mode == TargetMode::Command ? "" : "; Ctrl-C ends the run"))
             << std::endl;
 
   const uint64_t start_ns = monotonic_ns();
   SnapshotSource source(tracer, kernel, targets.info, start_ns, opts.leak_age_s);
   const Snapshot snap = observe(opts, tracer, source, outputs, targets, signals, start_ns);
   const std::vector<Finding> findings = opts.no_findings ? std::vector<Finding>{} : evaluate(snap);
-  emit_reports(opts, snap, findings, baseline);
+  const bool reports_written = emit_reports(opts, snap, findings, baseline);
 
   std::optional<int> command_status;
   if (targets.child) command_status = wait_for_command(signals, *targets.child);
+  if (!reports_written) return 1;
   return exit_status(command_status, opts.fail_on, findings);
 }
 
@@ -200,14 +204,14 @@ int print_version(bool as_json) {
   // shared liburing, found again at each run (this is the one a new command would map).
   const std::vector<std::string> liburing = find_liburing({});
   const std::string uprobes = liburing.empty() ? "none found (static, inlined or no liburing: the rings' indices alone)"
-                                               : fmt::format("{}", fmt::join(liburing, ", "));
+                                               : visible_text(fmt::format("{}", fmt::join(liburing, ", ")));
   if (as_json) {
     nlohmann::ordered_json doc = {{"tool", "uringscope"},
                                   {"tool_version", URINGSCOPE_VERSION},
                                   {"kernel", kernel_json(kernel_info(support, kernel_release()))},
                                   {"boundary", {{"sources", {"ring_index", "liburing_uprobes"}},
                                                 {"liburing", liburing}}}};
-    std::cout << doc.dump(2) << "\n";
+    std::cout << json_document(doc) << "\n";
     return 0;
   }
   std::cout << "uringscope " << URINGSCOPE_VERSION << "\n";
@@ -231,7 +235,7 @@ int print_list_ops(bool as_json) {
   const std::vector<OpcodeRow> rows = opcode_table(btf.get());
   const bool from_btf = opcode_table_from_btf(rows);
   if (as_json) {
-    std::cout << list_ops_json(rows, kernel_release(), from_btf).dump(2) << "\n";
+    std::cout << json_document(list_ops_json(rows, kernel_release(), from_btf)) << "\n";
   } else {
     render_list_ops(std::cout, rows, kernel_release(), from_btf);
   }

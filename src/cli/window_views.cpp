@@ -6,6 +6,7 @@
 #include "cli/report_output.h"
 #include "metrics/file_metrics.h"
 #include "report/live.h"
+#include "report/visible_copy.h"
 #include "snapshot/delta.h"
 
 namespace uringscope {
@@ -35,7 +36,8 @@ class LiveView {
   }
   void interval() {
     Snapshot now = source_.take(false);
-    render_live_interval(out_, snapshot_delta(now, *previous_), monotonic_ns() - start_ns_);
+    render_live_interval(out_, visible_copy(snapshot_delta(now, *previous_)),
+                         monotonic_ns() - start_ns_);
     out_.flush();
     previous_ = std::move(now);
   }

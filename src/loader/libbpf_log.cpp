@@ -3,16 +3,34 @@
 
 #include <bpf/libbpf.h>
 
+#include <algorithm>
 #include <cstdarg>
 #include <cstdio>
 #include <sstream>
+#include <string>
+#include <string_view>
 #include <vector>
+
+#include "util/untrusted_text.h"
 
 namespace uringscope {
 namespace {
 
 std::string g_log;
 bool g_verbose = false;
+
+// A message may quote a path a target chose (a library its maps name): -v prints it
+// line by line in the visible form (util/untrusted_text.h).
+void print_visible_lines(const std::string& text) {
+  std::string out;
+  std::size_t start = 0;
+  for (std::size_t end; (end = text.find('\n', start)) != std::string::npos; start = end + 1) {
+    append_visible_text(out, std::string_view(text).substr(start, end - start));
+    out += '\n';
+  }
+  append_visible_text(out, std::string_view(text).substr(start));
+  std::fputs(out.c_str(), stderr);
+}
 
 int capture(enum libbpf_print_level level, const char* format, va_list args) {
   if (level == LIBBPF_DEBUG) return 0;
@@ -21,9 +39,16 @@ int capture(enum libbpf_print_level level, const char* format, va_list args) {
   char buf[4096];
   int n = vsnprintf(buf, sizeof buf, format, copy);
   va_end(copy);
-  if (n > 0) g_log.append(buf, std::min<std::size_t>(static_cast<std::size_t>(n), sizeof buf - 1));
-  if (g_verbose) return vfprintf(stderr, format, args);
-  return 0;
+  if (n <= 0) return n;
+  std::string text(buf, std::min<std::size_t>(static_cast<std::size_t>(n), sizeof buf - 1));
+  if (static_cast<std::size_t>(n) >= sizeof buf) {  // longer than the buffer: format it whole
+    text.resize(static_cast<std::size_t>(n) + 1);
+    vsnprintf(text.data(), text.size(), format, args);
+    text.resize(static_cast<std::size_t>(n));
+  }
+  g_log += text;
+  if (g_verbose) print_visible_lines(text);
+  return n;
 }
 
 std::string strip_prefix(std::string line) {

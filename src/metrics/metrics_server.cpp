@@ -26,6 +26,7 @@
 
 #include "metrics/connection.h"
 #include "util/error.h"
+#include "util/untrusted_text.h"
 
 namespace uringscope {
 namespace {
@@ -242,7 +243,7 @@ void MetricsServer::serve() {
     }
   } catch (const std::exception& e) {
     // Never take the tracer down: the report still comes; only the endpoint is gone.
-    std::cerr << "uringscope: metrics endpoint stopped: " << e.what() << std::endl;
+    std::cerr << "uringscope: metrics endpoint stopped: " << visible_text(e.what()) << std::endl;
   }
 }
 

@@ -9,6 +9,7 @@
 #include "report/report.h"
 #include "report/text_layout.h"
 #include "util/format.h"
+#include "util/utf8.h"
 #include "uringscope/opcodes.h"
 
 namespace uringscope {
@@ -21,7 +22,7 @@ constexpr std::size_t kFileNameColumns = 48;
 
 std::string shown_name(const std::string& name) {
   if (name.size() <= kFileNameColumns) return name;
-  return "..." + name.substr(name.size() - (kFileNameColumns - 3));
+  return "..." + name.substr(utf8_cut_after(name, name.size() - (kFileNameColumns - 3)));
 }
 
 std::string_view sort_name(FileSort sort) {

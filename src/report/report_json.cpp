@@ -212,6 +212,8 @@ Json render_json(const Snapshot& snap, const std::vector<Finding>& findings) {
               {"ncpus", snap.ncpus},
               {"kernel", kernel_json(snap.kernel)},
               {"target", target_json(snap.target)},
+              // Set by the writer (util/json_text.h), which alone sees every string.
+              {"invalid_utf8_replaced", 0},
               {"counters", run_counters_json(snap)},
               {"ops", ops_json(snap.ops, snap.wall_ns)},
               {"rings", std::move(rings)},

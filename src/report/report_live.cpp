@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "util/format.h"
+#include "util/utf8.h"
 #include "report/live.h"
 #include "uringscope/opcodes.h"
 
@@ -73,7 +74,7 @@ std::string live_ring_cell(const Ring& ring) {
   if (ring.comm.empty() && pid.empty()) return id;
   const std::size_t fixed = id.size() + 1 + pid.size();
   const std::size_t room = kColumns[0].width > fixed ? kColumns[0].width - fixed : 0;
-  return id + " " + ring.comm.substr(0, room) + pid;
+  return id + " " + ring.comm.substr(0, utf8_cut_before(ring.comm, room)) + pid;
 }
 
 // What the op rows cannot show on their own: a ring doing something without any op row

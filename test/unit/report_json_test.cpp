@@ -46,7 +46,8 @@ class ReportJson : public ::testing::Test {
 
 TEST_F(ReportJson, TopLevelKeysAndIdentity) {
   EXPECT_EQ(keys_of(j), (std::set<std::string>{"tool", "schema", "tool_version", "wall_ns", "ncpus",
-                                               "kernel", "target", "counters", "ops", "rings",
+                                               "kernel", "target", "invalid_utf8_replaced",
+                                               "counters", "ops", "rings",
                                                "leak", "workers", "tool_stats", "hazards",
                                                "end_to_end", "findings"}));
   // In the contract but not measured yet: the key is there so consumers can rely on it,
@@ -640,7 +641,7 @@ const std::set<std::string> kKeyPaths = {
     "leak.requests[].user_data_hex", "leak.requests[].where", "leak.requests[].abandoned",
     "leak.requests[].waiting", "leak.requests[].file", "leak.waiting_samples", "leak.waiting_samples[]",
     "leak.waiting_samples[].at_ns", "leak.waiting_samples[].requests",
-    "workers", "workers[]", "workers[].pid", "workers[].distinct",
+    "workers", "workers[]", "workers[].pid", "workers[].distinct", "invalid_utf8_replaced",
     "tool_stats", "tool_stats.rings_full", "tool_stats.opstats_full",
     "tool_stats.op_out_of_range", "tool_stats.enter_no_ring", "tool_stats.overflow_no_req",
     "tool_stats.errno_full", "tool_stats.threads_full", "tool_stats.trace_drops",
