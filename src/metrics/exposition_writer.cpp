@@ -1,26 +1,23 @@
 // SPDX-License-Identifier: MIT
 #include "metrics/exposition_writer.h"
 
-#include "util/utf8.h"
+#include "util/untrusted_text.h"
 
 namespace uringscope::exposition {
 
 // Label values escape backslash, double quote and line feed in both formats.
 std::string escape_label_value(std::string_view value) {
-  std::string clean;
-  // Label values are opaque UTF-8 to both formats, and Prometheus refuses a whole scrape
-  // over one invalid byte. A comm is 16 raw bytes from the kernel, possibly cut inside a
-  // multi-byte character, so each invalid byte becomes U+FFFD (docs/metrics.md): the
-  // character a UTF-8 reader shows for "undecodable here".
-  append_utf8_sanitized(clean, value, kUtf8Replacement);
+  // A label value is a name someone chose (util/untrusted_text.h): shown in its visible
+  // form, the one the text report shows, so it holds no control byte once a scraper has
+  // decoded it, and no invalid UTF-8 (Prometheus refuses a whole scrape over one byte).
+  const std::string visible = visible_text(value);
   std::string out;
-  out.reserve(clean.size());
-  for (char c : clean) {
+  out.reserve(visible.size());
+  for (char c : visible) {
     switch (c) {
       case '\\': out += "\\\\"; break;
       case '"': out += "\\\""; break;
-      case '\n': out += "\\n"; break;
-      default: out += c;
+      default: out += c;  // visible text has no line feed left
     }
   }
   return out;

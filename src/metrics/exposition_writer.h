@@ -29,8 +29,8 @@ using Labels = std::vector<std::pair<std::string_view, std::string>>;
 // ns * 10^-9 in Go's %g shortest form, what OpenMetrics calls canonical.
 std::string seconds_from_ns(uint64_t ns);
 
-// Label values escape backslash, double quote and line feed in both formats, after
-// invalid UTF-8 became U+FFFD.
+// A label value in its visible form (util/untrusted_text.h), then with backslash and
+// double quote escaped as both formats want.
 std::string escape_label_value(std::string_view value);
 // HELP text: 0.0.4 knows only \\ and \n there; OpenMetrics also \".
 std::string escape_help(std::string_view text, ExpositionFormat format);
