@@ -7,17 +7,21 @@
 #include <fmt/format.h>
 
 #include "uringscope/opcodes.h"
+#include "util/untrusted_text.h"
 
 namespace uringscope {
 namespace {
 
-// ';' separates frames and the line ends the stack, so a path holding either keeps its
-// shape with a look-alike in their place.
+// A name in its visible form (util/untrusted_text.h): one line, no control byte. ';'
+// separates frames, so it is escaped too, in the same notation.
 std::string frame_text(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    if (c == ';') c = ':';
-    if (c == '\n' || c == '\r') c = ' ';
+  std::string out;
+  for (const char c : visible_text(text)) {
+    if (c == ';') {
+      out += "\\x3b";
+    } else {
+      out += c;
+    }
   }
   return out;
 }
