@@ -5,6 +5,7 @@
 #include <array>
 #include <bit>
 
+#include "util/untrusted_text.h"
 #include "util/utf8.h"
 
 namespace uringscope {
@@ -102,7 +103,14 @@ void append_json_string(TraceBuf& out, std::string_view s) {
       out << "\\u00" << kHexDigits[c >> 4] << kHexDigits[c & 0xf];
       ++i;
     } else if (std::size_t n = utf8_sequence_length(s, i)) {
-      out << s.substr(i, n);
+      // As the report's JSON does (util/json_text.h): the same string, inert in a terminal.
+      if (n > 1 && needs_unicode_escape(utf8_code_point(s, i, n))) {
+        std::string escape;
+        append_u_escape(escape, utf8_code_point(s, i, n));
+        out << std::string_view(escape);
+      } else {
+        out << s.substr(i, n);
+      }
       i += n;
     } else {
       out << '?';

@@ -91,7 +91,8 @@ class TraceBuf {
 // A JSON string literal. Thread names are whatever the program set (prctl), so bytes
 // that are not UTF-8 become '?' (docs/trace.md): the file must stay parseable by strict
 // readers, and one ASCII byte per bad byte keeps the name's length. Control characters
-// (DEL included: Perfetto's tokenizer rejects raw ones) are escaped.
+// (DEL included: Perfetto's tokenizer rejects raw ones) are escaped, and so are the code
+// points the text outputs escape (C1 controls, line separators, bidi controls).
 void append_json_string(TraceBuf& out, std::string_view s);
 
 }  // namespace uringscope
