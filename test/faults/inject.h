@@ -116,6 +116,7 @@ struct scenario {
   void (*prepare)(struct ctx *);  // optional; runs before READY
   void (*run)(struct ctx *);
   unsigned sq_idle_ms;  // SQPOLL rings: sq_thread_idle; 0 means SQPOLL_IDLE_MS
+  void (*before_ring)(void);  // optional; runs before the ring is set up
 };
 
 // A CQE copied out of the ring, so it can be checked after io_uring_cqe_seen.
@@ -277,5 +278,10 @@ void scenario_hazard_bufupdate(struct ctx *c);
 // scenarios_files.c
 void prepare_files(struct ctx *c);
 void scenario_files(struct ctx *c);
+
+// scenarios_hostile.c
+void hostile_rename(void);
+void prepare_hostile_files(struct ctx *c);
+void scenario_hostile_names(struct ctx *c);
 
 #endif  // URINGSCOPE_INJECT_H

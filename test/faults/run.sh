@@ -458,6 +458,16 @@ score files cmd none "" PUNT "files 20" \
   "$FR [files(\"pipe\")[] | .op] | sort == [\"READ\", \"WRITE\"] @@ the pipe, written and read" \
   ".tool_stats.files_full == 0 and .tool_stats.names_full == 0 @@ no table ran out of rows"
 
+# Names meant for root's terminal and for report parsers (ESC, BEL, a newline, bytes that
+# are not UTF-8, a 255-byte file name): the report is still written, valid against the
+# schema, with a row per file under its path and the replacement said.
+# test/kernel/hostile_names_test.cpp reads every other output byte by byte.
+SCORE_ARGS=--files \
+score hostile-names cmd PUNT READ "" "hostile-names 4" \
+  "$OP op(\"READ\").submitted == \$gt[\"op.READ.submitted\"] @@ READ submitted = ground truth" \
+  "[.rings[0].files[] | select(.name | startswith(\$gt[\"hostile.dir\"] + \"/\"))] | length == 6 @@ a row per hostile file, under its path" \
+  ".invalid_utf8_replaced >= 2 @@ the comm and a file name had bytes replaced, and the report says so"
+
 # --- the table ----------------------------------------------------------------------
 
 if ((skipped)); then

@@ -277,6 +277,45 @@ check_fio_trace() {
   fi
 }
 
+# fio run from a copy whose name carries an OSC title sequence and BEL, on a file whose
+# name carries ESC sequences, a backslash and a byte that is not UTF-8: the text report
+# and stderr hold no raw control byte and name both escaped, the JSON is valid with the
+# replacement said, and the read count is still fio's own.
+check_fio_hostile() {
+  local out=$work/fio-hostile problems=()
+  local bin=$work/$'fio\e]0;pw\a\xff' data=$work/$'data\e[2J\e[31m\\\xff.dat'
+  cp "$(command -v fio)" "$bin"
+  "$uringscope" -f --files --json="$out.json" -- "$bin" --name=hostile --filename="$data" \
+    --size=8M --rw=randread --bs=4k --ioengine=io_uring --iodepth=8 --number_ios=2000 \
+    --output-format=json --output="$out.result" >"$out.txt" 2>"$out.err"
+  rm -f "$bin" "$data"
+  # fio's own JSON echoes the file name with its control bytes raw (invalid JSON): they
+  # are dropped before jq reads fio's count.
+  local truth
+  truth=$(tr -d '\000-\037' <"$out.result" | jq '[.jobs[].read.total_ios] | add' 2>/dev/null)
+  if [[ -z $truth || $truth == null || $truth -lt 1 ]]; then
+    misbehaved fio-hostile "it wrote no result: $(head -c 200 "$out.err")"
+    return
+  fi
+  local f
+  for f in "$out.txt" "$out.err"; do
+    LC_ALL=C grep -qaP '[\x00-\x09\x0b-\x1f\x7f\xff]' "$f" && problems+=("a raw control byte in $(basename "$f")")
+  done
+  grep -qF 'fio\x1b]0;pw\x07\xff' "$out.txt" || problems+=("the comm is not shown escaped")
+  grep -qF 'data\x1b[2J\x1b[31m\\\xff.dat' "$out.txt" || problems+=("the file is not shown escaped")
+  jq -e '.invalid_utf8_replaced >= 2' "$out.json" >/dev/null || problems+=("the JSON does not say what it replaced")
+  local reads
+  reads=$(jq '[.ops[] | select(.op | test("^READ")) | .completed] | add' "$out.json" 2>/dev/null)
+  [[ $reads == "$truth" ]] || problems+=("reads completed $reads, fio did $truth")
+  if ((${#problems[@]})); then
+    failed=$((failed + 1))
+    printf 'FAIL %-10s %s\n' fio-hostile "$(IFS=';'; echo "${problems[*]}")"
+  else
+    passed=$((passed + 1))
+    printf 'ok   %-10s %s reads as fio counted; its escape-laden names shown escaped, JSON valid\n' fio-hostile "$truth"
+  fi
+}
+
 # --- fio -----------------------------------------------------------------------------
 if command -v fio >/dev/null; then
   traced fio fio --name=real --filename="$work/fio.dat" --size=32M --rw=randread --bs=4k \
@@ -305,6 +344,7 @@ if command -v fio >/dev/null; then
   fi
   check_fio_flame
   check_fio_trace
+  check_fio_hostile
 else
   skip fio "fio is not installed (Debian package fio)"
 fi

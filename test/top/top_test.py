@@ -292,6 +292,33 @@ def scenario_signal(pane, args, how):
     terminal_restored(pane, before, "after " + how)
 
 
+def scenario_hostile(pane, args):
+    """A target whose name and files carry terminal escapes (`inject hostile-names`): top
+    draws them as '?'; the report printed once top ends shows them escaped, so the pane's
+    title stays, the screen is not cleared and no name forges a line of the report."""
+    before = stty_now(pane)
+    title = pane.flag("pane_title")
+    gt_path = pane.work + "/hostile.gt"
+    pane.line("%s top --files -i 0.2 -- sh -c 'exec %s --linger 2 hostile-names 4 > %s'; echo EXIT=$?"
+              % (args.uringscope, args.inject, gt_path))
+    ground_truth(gt_path)
+    screen = pane.wait(lambda s: "1:rings" in s and re.search(r"#0 ev\?", s) is not None,
+                       "the ring under its comm, drawn with '?'", 15)
+    check(True, "top draws the hostile comm with '?'")
+    pane.wait(exited, "the run to end with its target", 30)
+    check("EXIT=0" in pane.screen(), "hostile names: uringscope returns the target's status 0", pane.screen())
+    history = pane.tmux("capture-pane", "-p", "-J", "-t", "t", "-S", "-2000")
+    check("uringscope report" in history, "hostile names: the report is printed", history[-3000:])
+    for shown in (r"esc\x1b[2J\x1b[31mEVIL", r"osc\x1b]0;pwned\x07", r"nl\nfake: no findings",
+                  r"ev\x1b[2J\x07\n"):
+        check(shown in history, "hostile names: the report shows " + shown, history[-3000:])
+    check(not any(line.startswith("fake: no findings") for line in history.splitlines()),
+          "hostile names: no name forges a line")
+    check(pane.flag("pane_title") == title, "hostile names: the pane's title is unchanged",
+          "was %r, now %r" % (title, pane.flag("pane_title")))
+    terminal_restored(pane, before, "after hostile names")
+
+
 def scenario_no_terminal(args):
     r = subprocess.run(["setsid", "-w", args.uringscope, "top", "-a"], stdin=subprocess.DEVNULL,
                        capture_output=True, text=True, timeout=30, check=False)
@@ -315,6 +342,7 @@ def main():
                           ("target-exits", lambda: scenario_target_exits(pane, args)),
                           ("sigterm", lambda: scenario_signal(pane, args, "SIGTERM")),
                           ("ctrl-c", lambda: scenario_signal(pane, args, "Ctrl-C")),
+                          ("hostile-names", lambda: scenario_hostile(pane, args)),
                           ("no-terminal", lambda: scenario_no_terminal(args))]:
             print("== " + name)
             try:
