@@ -140,7 +140,9 @@ void add_view_options(CLI::App& app, Options& opts, Raw& raw) {
   app.add_option("-e", raw.filters,
                  "Display filter for the text report: op=NAME[,NAME], file=GLOB, punt or error "
                  "(repeatable; conditions combine)")
-      ->type_name("EXPR");
+      ->type_name("EXPR")
+      // One expression per -e: the word after it starts the command (`-e punt ./app`).
+      ->allow_extra_args(false);
   app.add_flag("--no-findings", opts.no_findings, "Numbers only: no findings are evaluated");
   raw.files_opt = app.add_flag("--files,!--no-files", opts.files,
                "Per-file attribution (off by default: it costs about 0.3 us per request "

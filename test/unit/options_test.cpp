@@ -99,6 +99,12 @@ TEST(Options, ErrorsSayWhatIsWrong) {
   EXPECT_NE(error_of({"--bogus"}).find("--bogus"), std::string::npos);
 }
 
+// -e takes one expression; what follows it is the command, options and all.
+TEST(Options, DisplayFilterTakesOneWord) {
+  EXPECT_EQ(parse({"-e", "punt", "./app", "-e"}).command, (std::vector<std::string>{"./app", "-e"}));
+  EXPECT_TRUE(parse({"-e", "punt", "./app"}).display_filter.punt);
+}
+
 TEST(Options, FileTable) {
   Options defaults = parse({"-a"});
   EXPECT_FALSE(defaults.files);
