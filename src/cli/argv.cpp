@@ -14,8 +14,8 @@ namespace {
 // that value for the start of the command.
 bool takes_separate_value(const std::string& arg) {
   for (const char* option : {"-p", "--pid", "-d", "--duration", "--leak-age", "--fail-on",
-                             "--baseline", "--diff", "-e", "-i", "--interval", "--metrics",
-                             "--trace", "--files-top", "--files-sort", "--metrics-files",
+                             "--baseline", "--diff", "-e", "--filter", "-i", "--interval",
+                             "--metrics", "-t", "--trace", "--files-top", "--files-sort", "--metrics-files",
                              "--folded", "--flamegraph", "--flame-weight", "--rings"}) {
     if (arg == option) return true;
   }

@@ -127,7 +127,9 @@ void add_flame_options(CLI::App& app, Raw& raw) {
 
 // The second half of --help, first part: the text report's shape.
 void add_view_options(CLI::App& app, Options& opts, Raw& raw) {
-  app.add_flag("-c,--compact", opts.compact,
+  // --summary, --filter, -t and --no-doctor: the spellings of the C releases, kept so
+  // their users' scripts and habits work here too.
+  app.add_flag("-c,--compact,--summary", opts.compact,
                "Compact report: one per-op table over all rings, and the findings");
   raw.histograms_opt = app.add_flag("--histograms", opts.histograms,
                                     "With -c: each op's latency distribution too (the full "
@@ -137,13 +139,14 @@ void add_view_options(CLI::App& app, Options& opts, Raw& raw) {
                                  "time (default 10; idle rings and the rest are summed up; "
                                  "'all' draws every ring)")
                       ->type_name("N|all");
-  app.add_option("-e", raw.filters,
-                 "Display filter for the text report: op=NAME[,NAME], file=GLOB, punt or error "
-                 "(repeatable; conditions combine)")
+  app.add_option("-e,--filter", raw.filters,
+                 "Display filter for the text report: op=NAME[,NAME], file=GLOB, punt, error "
+                 "or all (repeatable; conditions combine)")
       ->type_name("EXPR")
       // One expression per -e: the word after it starts the command (`-e punt ./app`).
       ->allow_extra_args(false);
-  app.add_flag("--no-findings", opts.no_findings, "Numbers only: no findings are evaluated");
+  app.add_flag("--no-findings,--no-doctor", opts.no_findings,
+               "Numbers only: no findings are evaluated");
   raw.files_opt = app.add_flag("--files,!--no-files", opts.files,
                "Per-file attribution (off by default: it costs about 0.3 us per request "
                "on a file): each ring's requests, bytes, latency, punts and errors per file "
@@ -179,7 +182,7 @@ void add_watch_options(CLI::App& app, Options& opts, Raw& raw) {
                      "files of each ring (default 0: none, so cardinality stays bounded)")
           ->type_name("N");
   raw.trace_opt =
-      app.add_option("--trace", raw.trace_path,
+      app.add_option("-t,--trace", raw.trace_path,
                      "Write a per-request timeline (Chrome trace JSON, opens in Perfetto)")
           ->type_name("FILE");
   app.add_flag("--check", opts.check,

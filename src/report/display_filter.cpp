@@ -165,8 +165,11 @@ DisplayFilter parse_display_filter(const std::vector<std::string>& exprs) {
       filter.punt = true;
     } else if (eq == std::string_view::npos && key == "ERROR") {
       filter.error = true;
+    } else if (eq == std::string_view::npos && key == "ALL") {
+      // No condition: what the C releases spell for "show everything".
     } else {
-      throw UsageError("-e: unknown filter '" + raw + "': use op=NAME[,NAME], file=GLOB, punt or error");
+      throw UsageError("-e: unknown filter '" + raw +
+                       "': use op=NAME[,NAME], file=GLOB, punt, error or all");
     }
   }
   return filter;

@@ -93,13 +93,13 @@ TEST(DisplayFilterParse, Errors) {
   EXPECT_EQ(usage_error({"op=22x"}), "-e: unknown op '22x' (see --list-ops)");
   // IORING_OP_LAST is a count, not an op.
   EXPECT_EQ(usage_error({"op=LAST"}), "-e: unknown op 'LAST' (see --list-ops)");
-  EXPECT_EQ(usage_error({"foo"}), "-e: unknown filter 'foo': use op=NAME[,NAME], file=GLOB, punt or error");
+  EXPECT_EQ(usage_error({"foo"}), "-e: unknown filter 'foo': use op=NAME[,NAME], file=GLOB, punt, error or all");
   EXPECT_EQ(usage_error({"punt=1"}),
-            "-e: unknown filter 'punt=1': use op=NAME[,NAME], file=GLOB, punt or error");
-  EXPECT_EQ(usage_error({"op"}), "-e: unknown filter 'op': use op=NAME[,NAME], file=GLOB, punt or error");
-  EXPECT_EQ(usage_error({""}), "-e: unknown filter '': use op=NAME[,NAME], file=GLOB, punt or error");
+            "-e: unknown filter 'punt=1': use op=NAME[,NAME], file=GLOB, punt, error or all");
+  EXPECT_EQ(usage_error({"op"}), "-e: unknown filter 'op': use op=NAME[,NAME], file=GLOB, punt, error or all");
+  EXPECT_EQ(usage_error({""}), "-e: unknown filter '': use op=NAME[,NAME], file=GLOB, punt, error or all");
   EXPECT_EQ(usage_error({"punt", "errors"}),
-            "-e: unknown filter 'errors': use op=NAME[,NAME], file=GLOB, punt or error");
+            "-e: unknown filter 'errors': use op=NAME[,NAME], file=GLOB, punt, error or all");
   EXPECT_EQ(usage_error({"op="}), "-e: op= needs at least one op name");
   EXPECT_EQ(usage_error({"op=READ,,WRITE"}), "-e: empty op name in 'op=READ,,WRITE'");
   EXPECT_EQ(usage_error({"op=READ,"}), "-e: empty op name in 'op=READ,'");

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <initializer_list>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,21 @@ TEST(Options, ErrorsSayWhatIsWrong) {
 TEST(Options, DisplayFilterTakesOneWord) {
   EXPECT_EQ(parse({"-e", "punt", "./app", "-e"}).command, (std::vector<std::string>{"./app", "-e"}));
   EXPECT_TRUE(parse({"-e", "punt", "./app"}).display_filter.punt);
+}
+
+// The spellings of the C releases mean what their uringscope options mean.
+TEST(Options, AliasesOfTheCReleases) {
+  EXPECT_TRUE(parse({"--summary", "-a"}).compact);
+  EXPECT_TRUE(parse({"--no-doctor", "-a"}).no_findings);
+  EXPECT_EQ(parse({"-t", "t.json", "-a"}).trace, "t.json");
+  const Options filtered = parse({"--filter", "punt", "--filter", "op=READ", "-a"});
+  EXPECT_TRUE(filtered.display_filter.punt);
+  EXPECT_EQ(filtered.display_filter.ops, (std::set<uint32_t>{22}));
+  EXPECT_TRUE(parse({"-e", "all", "-a"}).display_filter.empty());
+  EXPECT_TRUE(parse({"-e", "all", "-e", "punt", "-a"}).display_filter.punt);
+  // Their values are not taken for the command.
+  EXPECT_EQ(parse({"-t", "t.json", "./app"}).command, (std::vector<std::string>{"./app"}));
+  EXPECT_EQ(parse({"--filter", "punt", "./app"}).command, (std::vector<std::string>{"./app"}));
 }
 
 TEST(Options, FileTable) {
