@@ -32,7 +32,8 @@ if [[ -n $arch ]]; then
   # man page, which the packages hold) instead of building all first, which would build
   # the tests and the benchmark into a --smoke build too (the static x86 build: the same).
   cmake -S . -B build-arm64 -DCMAKE_TOOLCHAIN_FILE="$PWD/packaging/aarch64-linux-gnu.cmake" \
-    -DCMAKE_BUILD_TYPE=Release -DURINGSCOPE_STATIC=ON -DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON >/dev/null
+    -DCMAKE_BUILD_TYPE=Release -DURINGSCOPE_STATIC=ON -DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON \
+    -DURINGSCOPE_BENCH=$((smoke ? 0 : 1)) >/dev/null
   if ((smoke)); then
     cmake --build build-arm64 -j"$jobs" --target uringscope inject uringscope_manpage
   else
@@ -44,7 +45,7 @@ if [[ -n $arch ]]; then
   exit 0
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DURINGSCOPE_TESTS=ON -DURINGSCOPE_BENCH=ON >/dev/null
 cmake --build build -j"$jobs"
 if ((static)); then
   # As for arm64 below: the package test builds the binary and the man page, then cpack
