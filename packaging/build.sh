@@ -9,6 +9,9 @@
 #                                      uringscope-*.aarch64.rpm) at the top of build-arm64/
 #   packaging/build.sh --arch arm64 --smoke   only uringscope, the injector and the packages
 #
+# Every build here is a build from scratch (CI, the demo, the packages), so each
+# stage's files are compiled in batches (URINGSCOPE_UNITY). For day-to-day edits,
+# configure a tree of your own without it: an edit then recompiles one file.
 # JOBS (default: every CPU) sets the build's parallelism.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,7 +36,7 @@ if [[ -n $arch ]]; then
   # the tests and the benchmark into a --smoke build too (the static x86 build: the same).
   cmake -S . -B build-arm64 -DCMAKE_TOOLCHAIN_FILE="$PWD/packaging/aarch64-linux-gnu.cmake" \
     -DCMAKE_BUILD_TYPE=Release -DURINGSCOPE_STATIC=ON -DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON \
-    -DURINGSCOPE_BENCH=$((smoke ? 0 : 1)) >/dev/null
+    -DURINGSCOPE_UNITY=ON -DURINGSCOPE_BENCH=$((smoke ? 0 : 1)) >/dev/null
   if ((smoke)); then
     cmake --build build-arm64 -j"$jobs" --target uringscope inject uringscope_manpage
   else
@@ -45,13 +48,14 @@ if [[ -n $arch ]]; then
   exit 0
 fi
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DURINGSCOPE_TESTS=ON -DURINGSCOPE_BENCH=ON >/dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DURINGSCOPE_UNITY=ON \
+  -DURINGSCOPE_TESTS=ON -DURINGSCOPE_BENCH=ON >/dev/null
 cmake --build build -j"$jobs"
 if ((static)); then
   # As for arm64 below: the package test builds the binary and the man page, then cpack
   # packs them without building the tests and the benchmark a second time (about 8 of
   # CI's minutes).
   cmake -S . -B build-static -DCMAKE_BUILD_TYPE=Release -DURINGSCOPE_STATIC=ON \
-    -DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON >/dev/null
+    -DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON -DURINGSCOPE_UNITY=ON >/dev/null
   cmake --build build-static -j"$jobs" --target uringscope
 fi

@@ -26,10 +26,11 @@
 namespace uringscope {
 namespace {
 
-using Json = nlohmann::json;
+// A saved report as read, unordered (report_diff.cpp writes ordered JSON).
+using ParsedJson = nlohmann::json;
 
-BaselineOp read_op(const JsonReader& r, const Json& value, const std::string& path) {
-  const Json& op = r.object(value, path);
+BaselineOp read_op(const JsonReader& r, const ParsedJson& value, const std::string& path) {
+  const ParsedJson& op = r.object(value, path);
   BaselineOp out;
   out.op = r.string_at(op, "op", path);
   out.opcode = r.uint32_at(op, "opcode", path);
@@ -41,8 +42,8 @@ BaselineOp read_op(const JsonReader& r, const Json& value, const std::string& pa
   return out;
 }
 
-std::optional<int32_t> read_fd(const JsonReader& r, const Json& ring, const std::string& parent) {
-  const Json* fd = r.find(ring, "fd");
+std::optional<int32_t> read_fd(const JsonReader& r, const ParsedJson& ring, const std::string& parent) {
+  const ParsedJson* fd = r.find(ring, "fd");
   // Unknown is null; a negative number (what -1 for "unknown" would look like) is too.
   if (fd == nullptr || fd->is_null()) return std::nullopt;
   std::string path = json_member_path(parent, "fd");
@@ -76,8 +77,8 @@ void sort_files(std::vector<BaselineFile>& files) {
   });
 }
 
-BaselineFile read_file(const JsonReader& r, const Json& value, const std::string& path) {
-  const Json& file = r.object(value, path);
+BaselineFile read_file(const JsonReader& r, const ParsedJson& value, const std::string& path) {
+  const ParsedJson& file = r.object(value, path);
   BaselineFile out;
   out.name = r.string_at(file, "name", path);
   out.op = r.string_at(file, "op", path);
@@ -87,7 +88,7 @@ BaselineFile read_file(const JsonReader& r, const Json& value, const std::string
   out.errors = r.uint_at(file, "errors", path);
   out.latency.max_ns = r.uint_at(file, "max_ns", path);
   const std::string hist_path = json_member_path(path, "log2_hist");
-  const Json& hist = r.array(r.member(file, "log2_hist", hist_path), hist_path);
+  const ParsedJson& hist = r.array(r.member(file, "log2_hist", hist_path), hist_path);
   if (hist.size() > kHistBuckets)
     r.fail(fmt::format("{} has {} buckets, at most {}", hist_path, hist.size(), kHistBuckets));
   for (std::size_t i = 0; i < hist.size(); ++i)
@@ -95,31 +96,31 @@ BaselineFile read_file(const JsonReader& r, const Json& value, const std::string
   return out;
 }
 
-BaselineRing read_ring(const JsonReader& r, const Json& value, const std::string& path,
+BaselineRing read_ring(const JsonReader& r, const ParsedJson& value, const std::string& path,
                        std::vector<BaselineFile>& files) {
-  const Json& ring = r.object(value, path);
+  const ParsedJson& ring = r.object(value, path);
   BaselineRing out;
   out.id = r.uint32_at(ring, "id", path);
   out.fd = read_fd(r, ring, path);
   out.pid = r.uint32_at(ring, "pid", path);
   out.comm = r.string_at(ring, "comm", path);
-  if (const Json* source = r.find(ring, "source"))
+  if (const ParsedJson* source = r.find(ring, "source"))
     out.catch_all = r.string(*source, json_member_path(path, "source")) ==
                     ring_source_name(RingSource::CatchAll);
 
   std::string counters_path = json_member_path(path, "counters");
-  const Json& counters = r.object(r.member(ring, "counters", counters_path), counters_path);
+  const ParsedJson& counters = r.object(r.member(ring, "counters", counters_path), counters_path);
   out.submissions = r.uint_at(counters, "submissions", counters_path);
   out.cq_overflows = r.uint_at(counters, "cq_overflows", counters_path);
 
-  if (const Json* batch = r.find(ring, "avg_batch")) {
+  if (const ParsedJson* batch = r.find(ring, "avg_batch")) {
     out.avg_batch = r.non_negative(*batch, json_member_path(path, "avg_batch"));
-  } else if (const Json* calls = r.find(counters, "enter_submit_calls")) {
+  } else if (const ParsedJson* calls = r.find(counters, "enter_submit_calls")) {
     // Reports from before avg_batch: the same quotient Ring::avg_batch() takes.
     uint64_t n = r.uint(*calls, json_member_path(counters_path, "enter_submit_calls"));
     out.avg_batch = n ? static_cast<double>(out.submissions) / static_cast<double>(n) : 0.0;
   }
-  if (const Json* rows = r.find(ring, "files")) {
+  if (const ParsedJson* rows = r.find(ring, "files")) {
     const std::string files_path = json_member_path(path, "files");
     r.array(*rows, files_path);
     for (std::size_t i = 0; i < rows->size(); ++i)
@@ -128,30 +129,30 @@ BaselineRing read_ring(const JsonReader& r, const Json& value, const std::string
   return out;
 }
 
-BaselineFinding read_finding(const JsonReader& r, const Json& value, const std::string& path) {
-  const Json& finding = r.object(value, path);
+BaselineFinding read_finding(const JsonReader& r, const ParsedJson& value, const std::string& path) {
+  const ParsedJson& finding = r.object(value, path);
   BaselineFinding out;
   out.tag = r.string_at(finding, "tag", path);
   out.severity = r.string_at(finding, "severity", path);
-  if (const Json* ring = r.find(finding, "ring"); ring && !ring->is_null())
+  if (const ParsedJson* ring = r.find(finding, "ring"); ring && !ring->is_null())
     out.ring = r.uint32(*ring, json_member_path(path, "ring"));
-  if (const Json* op = r.find(finding, "op"); op && !op->is_null())
+  if (const ParsedJson* op = r.find(finding, "op"); op && !op->is_null())
     out.op = r.string(*op, json_member_path(path, "op"));
-  if (const Json* message = r.find(finding, "message"))
+  if (const ParsedJson* message = r.find(finding, "message"))
     out.message = r.string(*message, json_member_path(path, "message"));
   return out;
 }
 
-Baseline read_report(const JsonReader& r, const Json& doc, const std::string& source) {
+Baseline read_report(const JsonReader& r, const ParsedJson& doc, const std::string& source) {
   if (!doc.is_object())
     r.fail(fmt::format("not a uringscope report (top level is {}, expected an object)",
                        json_describe(doc)));
-  const Json* tool = r.find(doc, "tool");
+  const ParsedJson* tool = r.find(doc, "tool");
   if (tool == nullptr) r.fail(R"(not a uringscope report (no "tool": "uringscope"))");
   if (!tool->is_string() || tool->get<std::string>() != "uringscope")
     r.fail(fmt::format(R"(not a uringscope report ("tool": {}))", json_quote(*tool)));
 
-  const Json& schema = r.member(doc, "schema", "schema");
+  const ParsedJson& schema = r.member(doc, "schema", "schema");
   if (!schema.is_number_integer()) r.wrong_type(schema, "schema", "an integer");
   bool readable = schema.is_number_unsigned() &&
                   schema.get<uint64_t>() == static_cast<uint64_t>(kJsonSchema);
@@ -163,7 +164,7 @@ Baseline read_report(const JsonReader& r, const Json& doc, const std::string& so
   out.tool_version = r.string_at(doc, "tool_version", "");
   out.wall_ns = r.uint_at(doc, "wall_ns", "");
 
-  const Json& ops = r.array(r.member(doc, "ops", "ops"), "ops");
+  const ParsedJson& ops = r.array(r.member(doc, "ops", "ops"), "ops");
   std::set<uint32_t> opcodes;
   for (std::size_t i = 0; i < ops.size(); ++i) {
     std::string path = json_element_path("ops", i);
@@ -173,7 +174,7 @@ Baseline read_report(const JsonReader& r, const Json& doc, const std::string& so
       r.fail(fmt::format("{} repeats opcode {}", path, out.ops.back().opcode));
   }
 
-  if (const Json* rings = r.find(doc, "rings")) {
+  if (const ParsedJson* rings = r.find(doc, "rings")) {
     r.array(*rings, "rings");
     for (std::size_t i = 0; i < rings->size(); ++i)
       out.rings.push_back(read_ring(r, (*rings)[i], json_element_path("rings", i), out.files));
@@ -182,7 +183,7 @@ Baseline read_report(const JsonReader& r, const Json& doc, const std::string& so
     out.has_rings = false;
   }
 
-  const Json& findings = r.array(r.member(doc, "findings", "findings"), "findings");
+  const ParsedJson& findings = r.array(r.member(doc, "findings", "findings"), "findings");
   for (std::size_t i = 0; i < findings.size(); ++i)
     out.findings.push_back(read_finding(r, findings[i], json_element_path("findings", i)));
   return out;
@@ -205,12 +206,12 @@ Baseline parse_baseline(std::string_view json_text, const std::string& source) {
   if (json_nests_deeper_than(json_text, kMaxBaselineDepth))
     r.fail(fmt::format("not a uringscope report (JSON nested deeper than {} levels)",
                        kMaxBaselineDepth));
-  const Json doc = r.parse(json_text);
+  const ParsedJson doc = r.parse(json_text);
   try {
     return read_report(r, doc, source);
   } catch (const Error&) {
     throw;
-  } catch (const Json::exception& e) {
+  } catch (const ParsedJson::exception& e) {
     // Not reached: every access is checked first. Kept so that a missed check still
     // ends in the one-line error the policy promises, not in std::terminate.
     r.fail("unreadable report (" + json_error_text(e.what()) + ")");

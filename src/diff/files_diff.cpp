@@ -39,7 +39,6 @@ Json signed_json(uint64_t before, uint64_t after) {
   return static_cast<int64_t>(after) - static_cast<int64_t>(before);
 }
 
-Json optional_json(std::optional<double> v) { return v ? Json(*v) : Json(nullptr); }
 
 Json change_json(const BaselineFile& b, const BaselineFile& a) {
   return Json{{"requests", signed_json(b.requests, a.requests)},

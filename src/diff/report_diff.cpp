@@ -218,7 +218,6 @@ void render_findings_diff(std::ostream& out, const Diff& d) {
 
 // --- JSON values
 
-Json optional_json(std::optional<double> value) { return value ? Json(*value) : Json(nullptr); }
 
 // after - before as a JSON integer, negative when the value fell.
 Json signed_delta(uint64_t before, uint64_t after) {

@@ -13,8 +13,6 @@
 namespace uringscope::top {
 namespace {
 
-ScreenLine blank(std::size_t width) { return ScreenLine{std::string(width, ' '), {}}; }
-
 ScreenLine styled(const std::string& text, std::size_t width, Style style) {
   return ScreenLine{fit(text, width), {{0, width, style}}};
 }
@@ -52,7 +50,7 @@ std::string losses_text(const ToolStats& tool) {
 }
 
 std::vector<ScreenLine> too_small(const TopModel& m) {
-  std::vector<ScreenLine> lines(m.height(), blank(m.width()));
+  std::vector<ScreenLine> lines(m.height(), blank_line(m.width()));
   if (!lines.empty()) {
     lines[0] = styled(fmt::format("uringscope top needs {}x{}; this is {}x{}", kMinWidth,
                                   kMinHeight, m.width(), m.height()),
@@ -126,7 +124,7 @@ std::vector<ScreenLine> help_body(const TopModel& m, std::size_t lines) {
     if (out.size() >= lines) break;
     out.push_back(styled(fmt::format("  {:<25} {}", k.keys, k.what), m.width(), Style::Normal));
   }
-  while (out.size() < lines) out.push_back(blank(m.width()));
+  while (out.size() < lines) out.push_back(blank_line(m.width()));
   return out;
 }
 
@@ -144,7 +142,7 @@ std::vector<ScreenLine> compose(const TopModel& m) {
   } else {
     middle = table_body(m, m.table_rows());
   }
-  middle.resize(body, blank(m.width()));
+  middle.resize(body, blank_line(m.width()));
   for (ScreenLine& l : middle) lines.push_back(std::move(l));
   lines.push_back(status_line(m));
   lines.push_back(prompt_line(m));

@@ -29,6 +29,8 @@ struct ScreenLine {
   std::vector<Span> spans;  // what is not covered is Normal
 };
 
+inline ScreenLine blank_line(std::size_t width) { return ScreenLine{std::string(width, ' '), {}}; }
+
 // The smallest screen the layout fits; a smaller one says so instead.
 inline constexpr std::size_t kMinWidth = 40;
 inline constexpr std::size_t kMinHeight = 10;

@@ -11,8 +11,6 @@
 namespace uringscope::top {
 namespace {
 
-ScreenLine blank(std::size_t width) { return ScreenLine{std::string(width, ' '), {}}; }
-
 // Column widths at this screen width: the flex column (else the first) takes the spare.
 std::vector<std::size_t> widths(const Table& t, std::size_t screen) {
   std::vector<std::size_t> w;
@@ -85,7 +83,7 @@ std::string weight_total(const FlameGraph& g) {
 // blank column closing it so neighbours stand apart.
 ScreenLine flame_row(const TopModel& m, std::size_t level, std::optional<std::size_t> selected) {
   const FlameGraph& g = m.flame();
-  ScreenLine line = blank(m.width());
+  ScreenLine line = blank_line(m.width());
   std::size_t k = 0;
   for (std::size_t n : flame_level(g, level)) {
     const FlameNode& node = g.nodes[n];
@@ -114,10 +112,10 @@ std::vector<ScreenLine> table_body(const TopModel& m, std::size_t rows) {
   for (std::size_t i = s.scroll; i < t.rows.size() && i < s.scroll + rows; ++i)
     out.push_back(row_line(m, t.rows[i], w, i == s.cursor));
   if (t.rows.empty()) out.push_back(ScreenLine{fit("  " + t.empty_note, m.width()), {}});
-  out.resize(rows + 1, blank(m.width()));
+  out.resize(rows + 1, blank_line(m.width()));
   std::vector<ScreenLine> detail;
   if (s.cursor < t.rows.size()) detail = detail_lines(t.rows[s.cursor].detail, m.width());
-  detail.resize(kDetailLines, blank(m.width()));
+  detail.resize(kDetailLines, blank_line(m.width()));
   for (ScreenLine& l : detail) out.push_back(std::move(l));
   return out;
 }
@@ -128,7 +126,7 @@ std::vector<ScreenLine> flame_body(const TopModel& m, std::size_t rows) {
       fmt::format("flame since {}: width = {} (b), {}; comm > ring > op > file",
                   m.baseline_ns() ? "baseline" : "start", flame_weight_name(g.weight), weight_total(g));
   std::vector<ScreenLine> out{ScreenLine{fit(title, m.width()), {{0, m.width(), Style::Header}}}};
-  out.resize(rows + 1, blank(m.width()));
+  out.resize(rows + 1, blank_line(m.width()));
   const std::optional<std::size_t> selected = m.flame_selected();
   // The root at the bottom, as flame graphs grow: level L sits L rows above it.
   for (std::size_t level = 0; level < kFlameLevels && level < rows; ++level)
@@ -144,7 +142,7 @@ std::vector<ScreenLine> flame_body(const TopModel& m, std::size_t rows) {
                           format_percent(share))};
   }
   std::vector<ScreenLine> lines = detail_lines(detail, m.width());
-  lines.resize(kDetailLines, blank(m.width()));
+  lines.resize(kDetailLines, blank_line(m.width()));
   for (ScreenLine& l : lines) out.push_back(std::move(l));
   return out;
 }

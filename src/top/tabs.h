@@ -20,6 +20,14 @@ inline constexpr std::array<Tab, 6> kTabs = {Tab::Rings, Tab::Ops, Tab::Files,
                                              Tab::Processes, Tab::Findings, Tab::Flame};
 std::string_view tab_title(Tab tab);  // "rings", "ops", ...
 
+// An interval's length in seconds, for the per-second columns.
+inline double seconds_of(const Snapshot& interval) {
+  return static_cast<double>(interval.wall_ns) / 1e9;
+}
+// The ring with report id `id` in `snap`, or nullptr: the interval and the total are
+// deltas ending at the same reading, so a ring has the same id in each.
+const Ring* ring_by_id(const Snapshot& snap, uint32_t id);
+
 struct TabData {
   const Snapshot& interval;  // the last interval, filtered
   const Snapshot& total;     // since the baseline, filtered

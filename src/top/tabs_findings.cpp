@@ -9,13 +9,14 @@
 #include "uringscope/opcodes.h"
 
 namespace uringscope::top {
-namespace {
 
 const Ring* ring_by_id(const Snapshot& snap, uint32_t id) {
   for (const Ring& r : snap.rings)
     if (r.id == id) return &r;
   return nullptr;
 }
+
+namespace {
 
 bool has_op(const std::vector<OpStats>& ops, uint32_t opcode) {
   return std::any_of(ops.begin(), ops.end(), [&](const OpStats& op) { return op.opcode == opcode; });

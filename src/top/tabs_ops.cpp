@@ -12,8 +12,6 @@
 namespace uringscope::top {
 namespace {
 
-double seconds_of(const Snapshot& interval) { return static_cast<double>(interval.wall_ns) / 1e9; }
-
 double quantile_key(const Histogram& h, double q) {
   return static_cast<double>(h.count() ? h.quantile_ns(q) : 0);
 }

@@ -11,15 +11,6 @@
 namespace uringscope::top {
 namespace {
 
-double seconds_of(const Snapshot& interval) { return static_cast<double>(interval.wall_ns) / 1e9; }
-
-// Both snapshots are deltas ending at the same reading, so a ring has the same id in each.
-const Ring* ring_by_id(const Snapshot& snap, uint32_t id) {
-  for (const Ring& r : snap.rings)
-    if (r.id == id) return &r;
-  return nullptr;
-}
-
 Histogram ring_latency(const Ring& ring) {
   Histogram h;
   for (const OpStats& op : ring.ops) h += op.latency;

@@ -10,7 +10,7 @@
 namespace uringscope {
 namespace {
 
-using Json = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 
 // Whether `s` needed a replacement; `s` then holds the replaced text.
 bool replace_in(std::string& s) {
@@ -29,12 +29,12 @@ bool replace_in(std::string& s) {
 
 }  // namespace
 
-std::size_t replace_invalid_utf8(Json& doc) {
+std::size_t replace_invalid_utf8(OrderedJson& doc) {
   std::size_t changed = 0;
   if (doc.is_string()) {
     changed += replace_in(doc.get_ref<std::string&>());
   } else if (doc.is_array()) {
-    for (Json& item : doc) changed += replace_invalid_utf8(item);
+    for (OrderedJson& item : doc) changed += replace_invalid_utf8(item);
   } else if (doc.is_object()) {
     bool key_changed = false;
     for (auto& [key, value] : doc.items()) {
@@ -44,7 +44,7 @@ std::size_t replace_invalid_utf8(Json& doc) {
     }
     if (key_changed) {
       // Keys are const in place: rebuild the object in its order.
-      Json rebuilt = Json::object();
+      OrderedJson rebuilt = OrderedJson::object();
       for (auto& [key, value] : doc.items()) {
         std::string copy = key;
         changed += replace_in(copy);
@@ -56,8 +56,8 @@ std::size_t replace_invalid_utf8(Json& doc) {
   return changed;
 }
 
-std::string json_document(const Json& doc, int indent) {
-  const std::string text = doc.dump(indent, ' ', false, Json::error_handler_t::replace);
+std::string json_document(const OrderedJson& doc, int indent) {
+  const std::string text = doc.dump(indent, ' ', false, OrderedJson::error_handler_t::replace);
   // Only string contents can hold these (JSON's own syntax is ASCII), so escaping them
   // where they stand keeps the document's meaning byte for byte.
   std::string out;
