@@ -2,6 +2,8 @@
 # Configures and builds uringscope.
 #
 #   packaging/build.sh                 build/uringscope (and the tests, the benchmark)
+#   packaging/build.sh --demo          build/uringscope and the demo's workload only
+#                                      (build/test/faults/inject): what test/demo.sh runs
 #   packaging/build.sh --static        also build-static/uringscope: one fully static binary
 #   packaging/build.sh --arch arm64    build-arm64/: cross-built for arm64 (aarch64), static:
 #                                      uringscope, test/faults/inject, the unit and kernel
@@ -16,14 +18,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=${JOBS:-$(nproc)}
-static=0 arch='' smoke=0
+static=0 arch='' smoke=0 demo=0
 die() { echo "build.sh: $*" >&2; exit 2; }
 while (($#)); do
   case $1 in
     --static) static=1; shift ;;
     --arch) arch=${2:-}; shift 2 || die "--arch needs a value (arm64)" ;;
     --smoke) smoke=1; shift ;;
-    *) die "unknown argument $1 (--static, --arch arm64, --smoke)" ;;
+    --demo) demo=1; shift ;;
+    *) die "unknown argument $1 (--static, --demo, --arch arm64, --smoke)" ;;
   esac
 done
 
@@ -48,6 +51,13 @@ if [[ -n $arch ]]; then
   exit 0
 fi
 
+if ((demo)); then
+  # No test framework, no benchmark: a first report needs the tool and its workload.
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DURINGSCOPE_UNITY=ON \
+    -DURINGSCOPE_TESTS=OFF -DURINGSCOPE_BENCH=OFF >/dev/null
+  cmake --build build -j"$jobs" --target uringscope inject
+  exit 0
+fi
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DURINGSCOPE_UNITY=ON \
   -DURINGSCOPE_TESTS=ON -DURINGSCOPE_BENCH=ON >/dev/null
 cmake --build build -j"$jobs"

@@ -10,6 +10,9 @@
 # it in tmux.
 #
 #   packaging/install-deps.sh               what the host build and the test suite need
+#   packaging/install-deps.sh --build       only what building uringscope and the demo's
+#                                           workload (test/faults/inject) needs: what
+#                                           test/demo.sh installs
 #   packaging/install-deps.sh --arch arm64  also the arm64 cross build (packaging/build.sh
 #                                           --arch arm64): dpkg gets arm64 as a foreign
 #                                           architecture (multiarch), Debian's cross
@@ -19,23 +22,28 @@
 #                                           tests on this host (gtest lists them at build
 #                                           time)
 set -euo pipefail
-arch=
+arch= build_only=0
 case ${1:-} in
   '') ;;
+  --build) build_only=1 ;;
   --arch) arch=${2:-}; [[ $arch == arm64 ]] || { echo "install-deps: --arch arm64 only" >&2; exit 2; } ;;
-  *) echo "install-deps: unknown argument $1 (--arch arm64)" >&2; exit 2 ;;
+  *) echo "install-deps: unknown argument $1 (--build, --arch arm64)" >&2; exit 2 ;;
 esac
-packages=(
+build_packages=(
   build-essential cmake pkg-config clang llvm bpftool
   libbpf-dev libelf-dev zlib1g-dev libncurses-dev
-  libfmt-dev libcli11-dev nlohmann-json3-dev libgtest-dev
-  liburing-dev util-linux jq python3 python3-jsonschema python3-matplotlib
+  libfmt-dev libcli11-dev nlohmann-json3-dev liburing-dev
+)
+packages=(
+  "${build_packages[@]}" libgtest-dev
+  util-linux jq python3 python3-jsonschema python3-matplotlib
   prometheus python3-yaml
   rpm cpio file man-db groff-base
   bpftrace linux-perf fio time
   qemu-utils plocate strace
   chromium-headless-shell tmux
 )
+((build_only)) && packages=("${build_packages[@]}")
 if [[ $arch == arm64 ]]; then
   # Only bookworm's own arm64 builds, from the host's sources (multiarch packages must
   # match the installed amd64 version of the same library). Added here, the arm64

@@ -10,6 +10,8 @@ if [[ $(id -u) -ne 0 ]]; then
   echo "test.sh: the kernel tier loads BPF programs; run it as root" >&2
   exit 1
 fi
+# Everything the tiers below need (test/demo.sh installed only the build's part).
+packaging/install-deps.sh
 packaging/build.sh --static
 ctest --test-dir build --output-on-failure
 ctest --test-dir build-static --output-on-failure -L static
