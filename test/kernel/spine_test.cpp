@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include "harness.h"
@@ -225,7 +226,15 @@ TEST_F(Spine, BadArgumentsAreOneLineErrors) {
 }
 
 TEST_F(Spine, WithoutPrivilegesTheCapabilitiesAreNamed) {
-  harness::Subprocess p({kUringscope, "-a", "-d", "1"}, [] {
+  // A copy nobody can run: the tree may sit where nobody cannot reach (a clone in /root).
+  const std::string binary = file("uringscope");
+  std::filesystem::copy_file(kUringscope, binary, std::filesystem::copy_options::overwrite_existing);
+  std::filesystem::permissions(binary, std::filesystem::perms::owner_all |
+                                           std::filesystem::perms::group_exec |
+                                           std::filesystem::perms::group_read |
+                                           std::filesystem::perms::others_exec |
+                                           std::filesystem::perms::others_read);
+  harness::Subprocess p({binary, "-a", "-d", "1"}, [] {
     // nobody, no capabilities left after the uid change
     if (setgroups(0, nullptr) != 0 || setgid(65534) != 0 || setuid(65534) != 0) _exit(99);
   });
