@@ -9,6 +9,8 @@
 #   test/faults/run.sh [--uringscope PATH] [--inject PATH] [--out FILE] [--keep DIR]
 #                      [--skip NAME=REASON]... [--list] [SCENARIO...]
 #
+# With SCENARIO names the table is written only to an --out given: a subset must not
+# replace docs/effectiveness.md, which holds every scenario.
 # --skip leaves a scenario out (a kernel that cannot run it) and lists it in the table
 # as skipped, never as passed; --keep copies every report and log to DIR; --list prints
 # the scenario names.
@@ -18,7 +20,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 uringscope=$root/build/uringscope
 inject=$root/build/test/faults/inject
-out=$root/docs/effectiveness.md
+out=$root/docs/effectiveness.md out_given=0
 only=()
 keep=
 list=0
@@ -27,7 +29,7 @@ while (($#)); do
   case $1 in
     --uringscope) uringscope=$2; shift 2 ;;
     --inject) inject=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
+    --out) out=$2; out_given=1; shift 2 ;;
     --keep) keep=$2; shift 2 ;;
     --skip) skip[${2%%=*}]=${2#*=}; shift 2 ;;
     --list) list=1; shift ;;
@@ -35,6 +37,7 @@ while (($#)); do
     *) only+=("$1"); shift ;;
   esac
 done
+((${#only[@]} && !out_given)) && out=
 scenarios=$(sed -n 's/^score \([A-Za-z0-9_-]*\) .*/\1/p' "$0")
 if ((list)); then
   echo "$scenarios"
