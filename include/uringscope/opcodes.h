@@ -101,7 +101,7 @@ std::string opcode_name(uint32_t opcode);
 int opcode_from_name(std::string_view name);
 
 // The kernel release that introduced the opcode ("5.6"), from the built-in table
-// (kernel-io_uring-reference.md §3); empty for opcodes the table does not know. For
+// (docs/kernel-facts.md §3); empty for opcodes the table does not know. For
 // --list-ops only: which ops a kernel has is read from its BTF, never from a version.
 std::string_view opcode_since(uint32_t opcode);
 

@@ -22,7 +22,7 @@ constexpr std::string_view kPrefix = "IORING_OP_";
 
 // IORING_OP_* enumerators of the kernel's enum io_uring_op by value, without the
 // prefix; empty when the kernel's BTF has no such enum (5.15's naming is unverified,
-// kernel-io_uring-reference.md §3) or it has no op in it.
+// docs/kernel-facts.md §3) or it has no op in it.
 std::map<uint32_t, std::string> kernel_ops(const btf* vmlinux) {
   std::map<uint32_t, std::string> ops;
   if (vmlinux == nullptr) return ops;

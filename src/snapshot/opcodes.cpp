@@ -15,7 +15,7 @@ static_assert(op::kSendZc == US_OP_SEND_ZC && op::kSendmsgZc == US_OP_SENDMSG_ZC
 namespace {
 
 // The release that introduced each opcode, by value: liburing's man pages, checked
-// against kernel trees where kernel-io_uring-reference.md §3 marks them. WAITID's man
+// against kernel trees where docs/kernel-facts.md §3 marks them. WAITID's man
 // page says 6.5, but its value sorts after READ_MULTISHOT (6.7), so 6.7.
 constexpr std::array<std::string_view, 63> kOpSince = {
     "5.1",  "5.1",  "5.1",  "5.1",  "5.1",  "5.1",  "5.1",  "5.1",  "5.2",  "5.3",   // 0-9

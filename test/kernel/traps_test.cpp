@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The kernel tier for the traps of /work/shared/docs/kernel-io_uring-reference.md §6-§7:
+// The kernel tier for the traps of the io_uring tracepoints (docs/matching.md):
 // each test runs one fault-injector scenario that walks into one trap (recycled request
 // pointers, CQEs without a request, overflowed CQEs, CQEs that never come, requests that
 // fail before submit, submissions without io_uring_enter, requests older than the attach,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // --list-ops against synthetic BTF built here with libbpf, never the host's vmlinux.
 // The enumerator names and the "since" releases are copied from the UAPI header and
-// /work/shared/docs/kernel-io_uring-reference.md §3, not from the code under test.
+// docs/kernel-facts.md §3, not from the code under test.
 #include "report/list_ops.h"
 
 #include <bpf/btf.h>

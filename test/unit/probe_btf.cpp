@@ -24,7 +24,7 @@ void PrintTo(Tier tier, std::ostream* os) { *os << "Tier::" << tier_name(tier); 
 namespace probe_fixture {
 
 // REQ_F_*_BIT as the kernel declares them: bits 0..5 (or 0..6 from 5.17) equal the
-// IOSQE_* bits, then `REQ_F_FAIL_BIT = 8` and implicit increments (§2.3).
+// IOSQE_* bits, then `REQ_F_FAIL_BIT = 8` and implicit increments (§2).
 Bits req_f_bits(bool cqe_skip, std::initializer_list<const char*> from_bit_8) {
   Bits bits = {{"REQ_F_FIXED_FILE_BIT", 0},  {"REQ_F_IO_DRAIN_BIT", 1},
                {"REQ_F_LINK_BIT", 2},        {"REQ_F_HARDLINK_BIT", 3},
@@ -69,7 +69,7 @@ void add_sched_process_fork(KernelBtf& k) {
   k.sched_process_fork({t.task, t.task});
 }
 
-// The 6.0-6.18 request-event prototypes that kept one shape over the whole range (§1.2):
+// The 6.0-6.18 request-event prototypes that kept one shape over the whole range (§1):
 // poll_arm(req, mask, events), task_add(req, mask), req_failed(sqe, req, error),
 // short_write(ctx, fpos, wanted, got), file_get(struct io_kiocb *req, int fd).
 void add_60_events(KernelBtf& k) {
@@ -81,7 +81,7 @@ void add_60_events(KernelBtf& k) {
   k.tracepoint("short_write", {t.void_ptr, t.u64, t.u64, t.u64});
 }
 
-// 6.14-6.18 prototypes (§1.2, [614]/[618]).
+// 6.14-6.18 prototypes (§1).
 void add_618_tracepoints(KernelBtf& k) {
   const auto& t = k.types();
   k.tracepoint("create", {t.int_, t.void_ptr, t.u32, t.u32, t.u32});
@@ -105,7 +105,7 @@ KernelBtf kernel_6_18(std::set<std::string> without) {
   KernelBtf k(std::move(without));
   add_618_tracepoints(k);
   k.struct_type("bpf_iter__task_file");
-  // §2.3, 6.18 column: FORCE_ASYNC 4, CQE_SKIP 6, ISREG 30.
+  // §2, 6.18 column: FORCE_ASYNC 4, CQE_SKIP 6, ISREG 30.
   k.anonymous_enum(req_f_bits(true, {"FAIL",
                                      "INFLIGHT",
                                      "CUR_POS",
@@ -190,7 +190,7 @@ KernelBtf kernel_6_1() {
   add_sched_process_fork(k);
   add_ring_exit(k);
   k.struct_type("bpf_iter__task_file");
-  // The reference has no 6.1 column; this is a 6.1-era io_uring_types.h (PARTIAL_IO,
+  // A 6.1-era io_uring_types.h (PARTIAL_IO,
   // CQE32_INIT, HASH_LOCKED), where ISREG lands on 31.
   k.anonymous_enum(req_f_bits(
       true, {"FAIL",         "INFLIGHT",    "CUR_POS",         "NOWAIT",      "LINK_TIMEOUT",
@@ -207,7 +207,7 @@ void add_518_submit(KernelBtf& k) {
   k.tracepoint("submit_sqe", {t.void_ptr, t.void_ptr, t.ull, t.u8, t.u32, t.bool_, t.bool_});
 }
 
-// The 5.18-5.19 "consistent" prototypes of the newer features (§1.2, [518], [DS] 5.19):
+// The 5.18-5.19 "consistent" prototypes of the newer features (§1):
 // poll_arm(ctx, req, user_data, opcode, mask, events), task_add(ctx, req, user_data,
 // opcode, mask), req_failed(sqe, ctx, req, error), file_get(void *ctx, void *req,
 // ull user_data, int fd). No task_work_run, short_write or local_work_run yet (6.0/6.1);
@@ -234,7 +234,7 @@ KernelBtf kernel_5_19() {
   k.tracepoint("cqe_overflow", {t.void_ptr, t.ull, t.s32, t.u32, t.void_ptr});
   add_518_events(k);
   k.struct_type("bpf_iter__task_file");
-  // §2.3, 5.19 column: ISREG 29.
+  // §2, 5.19 column: ISREG 29.
   k.anonymous_enum(req_f_bits(
       true, {"FAIL",           "INFLIGHT",    "CUR_POS",         "NOWAIT",       "LINK_TIMEOUT",
              "NEED_CLEANUP",   "POLLED",      "BUFFER_SELECTED", "BUFFER_RING",  "COMPLETE_INLINE",
@@ -254,7 +254,7 @@ KernelBtf kernel_5_18() {
                {t.void_ptr, t.void_ptr, t.ull, t.u8, t.unsigned_, t.work, t.int_});
   add_518_events(k);
   k.struct_type("bpf_iter__task_file");
-  // The reference numbers no 5.18 internal bits, so this kernel carries only the ones
+  // docs/kernel-facts.md numbers no 5.18 internal bits, so this kernel carries only the ones
   // fixed by construction; ISREG is then simply absent from its BTF.
   k.anonymous_enum(req_f_bits(true, {}));
   return k;
@@ -279,8 +279,8 @@ KernelBtf kernel_5_15() {
   add_sched_process_fork(k);
   add_ring_exit(k);
   k.struct_type("bpf_iter__task_file");
-  // No CQE_SKIP before 5.17 (§2.3). Internal bits: v5.15 fs/io_uring.c (not in the
-  // reference), where ISREG is 23 (24 on 5.15.y stables that backported PARTIAL_IO).
+  // No CQE_SKIP before 5.17 (§2). Internal bits: v5.15 fs/io_uring.c (before the
+  // page's columns), where ISREG is 23 (24 on 5.15.y stables that backported PARTIAL_IO).
   k.anonymous_enum(
       req_f_bits(false, {"FAIL", "INFLIGHT", "CUR_POS", "NOWAIT", "LINK_TIMEOUT", "NEED_CLEANUP",
                          "POLLED", "BUFFER_SELECTED", "COMPLETE_INLINE", "REISSUE", "CREDS",

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Synthetic kernel BTF for the probe tests, one builder per kernel range. The prototypes
-// mirror /work/shared/docs/kernel-io_uring-reference.md §1.2 and the REQ_F_*_BIT numbers
-// §2.3, so a wrong branch in the probe shows up as a wrong shape, tier or program list.
+// mirror docs/kernel-facts.md §1 and the REQ_F_*_BIT numbers its
+// §2, so a wrong branch in the probe shows up as a wrong shape, tier or program list.
 // Never the host's /sys/kernel/btf/vmlinux: these must pass on any machine.
 #pragma once
 
@@ -195,7 +195,7 @@ class KernelBtf {
   Types types_{};
 };
 
-// 6.14-6.18 prototypes (§1.2, [614]/[618]).
+// 6.14-6.18 prototypes (docs/kernel-facts.md §1).
 void add_618_tracepoints(KernelBtf& k);
 
 // One builder per kernel range; `without` names events the kernel should lack.
