@@ -6,14 +6,6 @@
 namespace uringscope {
 namespace {
 
-constexpr char kHex[] = "0123456789abcdef";
-
-void append_byte_escape(std::string& out, unsigned char byte) {
-  out += "\\x";
-  out += kHex[byte >> 4];
-  out += kHex[byte & 0xf];
-}
-
 // The escape of the ASCII byte c, or nullptr when c is shown as it is.
 const char* ascii_escape(unsigned char c) {
   switch (c) {
@@ -46,14 +38,14 @@ void append_visible_text(std::string& out, std::string_view raw) {
       } else if (const char* escape = ascii_escape(c)) {
         out += escape;
       } else {
-        append_byte_escape(out, c);
+        append_x_escape(out, c);
       }
       ++i;
       continue;
     }
     const std::size_t n = utf8_sequence_length(raw, i);
     if (n == 0) {
-      append_byte_escape(out, c);
+      append_x_escape(out, c);
       ++i;
       continue;
     }

@@ -29,11 +29,13 @@ namespace uringscope {
 
 std::string visible_text(std::string_view raw);
 void append_visible_text(std::string& out, std::string_view raw);
-// In place: the field of a display copy.
-inline void make_visible(std::string& text) { text = visible_text(text); }
-
 // Whether `raw` is shown as it is (visible_text(raw) == raw), without building the copy.
 bool is_visible_as_is(std::string_view raw);
+// In place: the field of a display copy. Nearly every name is shown as it is, so the
+// check comes first and the copy only when something needs escaping.
+inline void make_visible(std::string& text) {
+  if (!is_visible_as_is(text)) text = visible_text(text);
+}
 
 // The valid code points visible_text() writes as \uHHHH (C1 controls, U+2028, U+2029,
 // the bidirectional controls). The JSON writer escapes the same set, so a JSON document

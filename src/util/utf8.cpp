@@ -41,10 +41,19 @@ char32_t utf8_code_point(std::string_view s, std::size_t i, std::size_t n) {
   }
 }
 
+namespace {
+constexpr char kHex[] = "0123456789abcdef";
+}  // namespace
+
 void append_u_escape(std::string& out, char32_t cp) {
-  constexpr char kHex[] = "0123456789abcdef";
   out += "\\u";
   for (int shift = 12; shift >= 0; shift -= 4) out += kHex[(cp >> shift) & 0xf];
+}
+
+void append_x_escape(std::string& out, unsigned char byte) {
+  out += "\\x";
+  out += kHex[byte >> 4];
+  out += kHex[byte & 0xf];
 }
 
 namespace {

@@ -23,8 +23,10 @@ std::size_t utf8_sequence_length(std::string_view s, std::size_t i);
 char32_t utf8_code_point(std::string_view s, std::size_t i, std::size_t n);
 
 // Appends the escape "\uHHHH" of a code point of the Basic Multilingual Plane, the form
-// both JSON and the text outputs use.
+// both JSON and the text outputs use, and "\xHH" of one byte, the text outputs' form for
+// control bytes and bytes that are not UTF-8.
 void append_u_escape(std::string& out, char32_t cp);
+void append_x_escape(std::string& out, unsigned char byte);
 
 // Where to cut `s` at about `pos` without splitting a character: the nearest index at or
 // before (utf8_cut_before) or at or after (utf8_cut_after) `pos` that is no continuation
