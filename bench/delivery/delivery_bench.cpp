@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // What delivering per-request records to a reader on another CPU costs the program that
 // makes them, with no BPF and no tracer: the price any per-request trace pays on this
-// machine before its own code adds anything (docs/overhead.md, "--trace").
+// machine before its own code adds anything (bench/HISTORY.md has the measured runs).
 //
 // A producer pinned to one CPU does a page-cache read's worth of work per op (a 4 KiB
 // copy from a random block of a 256 MiB buffer) and, as bpf/trace.bpf.h does, stages

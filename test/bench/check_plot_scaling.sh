@@ -14,7 +14,7 @@ py=/usr/bin/python3
 [[ -x $py ]] || py=python3
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-# As docs/overhead.md draws them (its run says why the spread limit is 50%).
+# As docs/overhead.md draws them (bench/README.md says why the spread limit is 50%).
 "$py" "$root/bench/plot_scaling.py" "$prefix" --images "$out" --markdown "$out/summary.md" --max-base-spread 50
 for png in scaling-depth scaling-rings scaling-kinds scaling-threads memory-tables attach-time report-time; do
   [[ $(head -c 8 "$out/$png.png" 2>/dev/null | od -An -tx1 | tr -d ' \n') == 89504e470d0a1a0a ]] ||
