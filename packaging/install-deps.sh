@@ -38,7 +38,7 @@ packages=(
   "${build_packages[@]}" libgtest-dev
   util-linux jq python3 python3-jsonschema python3-matplotlib
   prometheus python3-yaml
-  rpm cpio file man-db groff-base
+  rpm cpio file man-db groff-base ccache
   bpftrace linux-perf fio time
   qemu-utils plocate strace
   chromium-headless-shell tmux
