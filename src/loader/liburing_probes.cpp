@@ -62,11 +62,10 @@ bool is_liburing_program(std::string_view name) {
   return false;
 }
 
-void LiburingProbes::LinkDeleter::operator()(bpf_link* link) const { bpf_link__destroy(link); }
 
 bool LiburingProbes::attach_call(const std::string& library, const char* function,
                                  bpf_program* entry, bpf_program* ret, std::string& error) {
-  std::unique_ptr<bpf_link, LinkDeleter> links[2];
+  LinkPtr links[2];
   for (int i = 0; i < 2; ++i) {
     LIBBPF_OPTS(bpf_uprobe_opts, opts, .retprobe = i == 1, .func_name = function);
     links[i].reset(bpf_program__attach_uprobe_opts(i ? ret : entry, -1, library.c_str(), 0, &opts));

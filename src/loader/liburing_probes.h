@@ -11,10 +11,10 @@
 #include <string_view>
 #include <vector>
 
+#include "os/libbpf_handles.h"
 #include "uringscope/liburing_uprobes.h"
 
 struct uringscope_bpf;
-struct bpf_link;
 struct bpf_program;
 
 namespace uringscope {
@@ -31,15 +31,12 @@ class LiburingProbes {
   void detach() { links_.clear(); }
 
  private:
-  struct LinkDeleter {
-    void operator()(bpf_link* link) const;
-  };
   // Both probes of `function` in `library`; false (and nothing left attached) when
   // either fails.
   bool attach_call(const std::string& library, const char* function, bpf_program* entry,
                    bpf_program* ret, std::string& error);
 
-  std::vector<std::unique_ptr<bpf_link, LinkDeleter>> links_;
+  std::vector<LinkPtr> links_;
   LiburingUprobes status_;
 };
 

@@ -12,7 +12,6 @@
 
 namespace uringscope {
 
-void RecordBuffer::Deleter::operator()(ring_buffer* rb) const { ring_buffer__free(rb); }
 
 RecordBuffer::RecordBuffer(int map_fd) {
   rb_.reset(ring_buffer__new(map_fd, &RecordBuffer::on_record, this, nullptr));

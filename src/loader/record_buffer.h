@@ -9,7 +9,8 @@
 #include <functional>
 #include <memory>
 
-struct ring_buffer;
+#include "os/libbpf_handles.h"
+
 
 namespace uringscope {
 
@@ -34,10 +35,7 @@ class RecordBuffer {
  private:
   static int on_record(void* self, void* data, std::size_t size);
 
-  struct Deleter {
-    void operator()(ring_buffer* rb) const;
-  };
-  std::unique_ptr<ring_buffer, Deleter> rb_;
+  RingBufferPtr rb_;
   const Sink* sink_ = nullptr;
   int64_t budget_ = 0;
 };

@@ -86,11 +86,10 @@ bool required(const std::optional<FeatureId>& feature) {
 
 }  // namespace
 
-void Tracer::SkeletonDeleter::operator()(uringscope_bpf* skel) const {
+void SkeletonFree::operator()(uringscope_bpf* skel) const {
   uringscope_bpf__destroy(skel);
 }
 
-void Tracer::LinkDeleter::operator()(bpf_link* link) const { bpf_link__destroy(link); }
 
 
 Tracer::Tracer(const KernelSupport& support, const TracerConfig& config) : config_(config) {
@@ -259,7 +258,7 @@ void Tracer::add_target(uint32_t tgid) {
 bool Tracer::walk_ring_fds() {
   bpf_program* prog = skel_->progs.usc_ring_fds;
   if (!bpf_program__autoload(prog)) return false;
-  std::unique_ptr<bpf_link, LinkDeleter> link(bpf_program__attach_iter(prog, nullptr));
+  LinkPtr link(bpf_program__attach_iter(prog, nullptr));
   if (!link) return false;
   UniqueFd iter(bpf_iter_create(bpf_link__fd(link.get())));
   if (!iter) return false;

@@ -13,13 +13,13 @@
 #include <vector>
 
 #include "loader/load_outcome.h"
+#include "os/libbpf_handles.h"
 #include "loader/record_buffer.h"
 #include "loader/ring_reclaim.h"
 #include "probe/probe.h"
 #include "uringscope/raw_tables.h"
 
 struct uringscope_bpf;
-struct bpf_link;
 
 namespace uringscope {
 
@@ -115,17 +115,10 @@ class Tracer {
                    uint64_t max_records = UINT64_MAX);
 
  private:
-  struct SkeletonDeleter {
-    void operator()(uringscope_bpf* skel) const;
-  };
-  struct LinkDeleter {
-    void operator()(bpf_link* link) const;
-  };
-
-  std::unique_ptr<uringscope_bpf, SkeletonDeleter> skel_;
+  SkeletonPtr skel_;
   std::unique_ptr<RecordBuffer> trace_rb_;
   std::unique_ptr<RecordBuffer> check_rb_;
-  std::vector<std::unique_ptr<bpf_link, LinkDeleter>> links_;
+  std::vector<LinkPtr> links_;
   // Runs usc_trace_flush on every CPU; false when one of them could not be flushed (its
   // stage stayed busy, or the run failed).
   bool flush_trace_stages();

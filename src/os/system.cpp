@@ -53,7 +53,6 @@ void require_bpf_privileges() {
   }
 }
 
-void BtfDeleter::operator()(btf* b) const { btf__free(b); }
 
 BtfPtr load_kernel_btf() {
   BtfPtr btf(btf__load_vmlinux_btf());

@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-struct btf;
+#include "os/libbpf_handles.h"
 
 namespace uringscope {
 
@@ -15,10 +15,6 @@ namespace uringscope {
 void require_bpf_privileges();
 bool has_bpf_privileges();
 
-struct BtfDeleter {
-  void operator()(btf* b) const;
-};
-using BtfPtr = std::unique_ptr<btf, BtfDeleter>;
 // The running kernel's BTF; throws Error when the kernel has none.
 BtfPtr load_kernel_btf();
 
