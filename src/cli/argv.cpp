@@ -8,21 +8,6 @@
 #include "util/error.h"
 
 namespace uringscope {
-namespace {
-
-// Options that take their value as the next word, so the scan below does not mistake
-// that value for the start of the command.
-bool takes_separate_value(const std::string& arg) {
-  for (const char* option : {"-p", "--pid", "-d", "--duration", "--leak-age", "--fail-on",
-                             "--baseline", "--diff", "-e", "--filter", "-i", "--interval",
-                             "--metrics", "-t", "--trace", "--files-top", "--files-sort", "--metrics-files",
-                             "--folded", "--flamegraph", "--flame-weight", "--rings"}) {
-    if (arg == option) return true;
-  }
-  return false;
-}
-
-}  // namespace
 
 std::vector<int> parse_pid_list(const std::string& text) {
   std::vector<int> pids;
@@ -47,7 +32,7 @@ std::vector<int> parse_pid_list(const std::string& text) {
 // `--json FILE`, the next word is taken as the file only when it ends in ".json" (or is
 // "-"), so that `uringscope --json ./myapp` runs ./myapp and prints JSON to stdout.
 // Only uringscope's own options are rewritten, never the command's.
-Normalised normalise_json_flag(std::vector<std::string> args) {
+Normalised normalise_json_flag(std::vector<std::string> args, const ValueOptions& value_options) {
   Normalised out;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
@@ -56,7 +41,7 @@ Normalised normalise_json_flag(std::vector<std::string> args) {
       break;
     }
     if (arg.empty() || arg[0] != '-') break;  // the command starts here
-    if (takes_separate_value(arg)) {
+    if (arg != "--json" && value_options.contains(arg)) {
       ++i;
       continue;
     }

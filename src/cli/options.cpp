@@ -317,23 +317,42 @@ void check_outputs(const Raw& raw, Options& opts) {
   }
 }
 
-}  // namespace
-
-Options parse_options(int argc, const char* const* argv) {
-  Options opts;
-  CLI::App app{
+void define_options(CLI::App& app, Options& opts, Raw& raw) {
+  app.description(
       "uringscope: what your io_uring program really does, and what to fix\n\n"
       "usage: uringscope [OPTIONS] CMD [ARGS...] | -p PID[,PID] | -a\n"
-      "       uringscope top [OPTIONS] CMD [ARGS...] | -p PID[,PID] | -a   (full screen)"};
+      "       uringscope top [OPTIONS] CMD [ARGS...] | -p PID[,PID] | -a   (full screen)");
   app.name("uringscope");
   app.footer(kExamples);
   app.prefix_command();  // the first word that is not an option starts CMD
   app.set_help_flag();   // we print help ourselves (no exit from inside the parser)
-  Raw raw;
   add_run_options(app, opts, raw);
   add_view_options(app, opts, raw);
   add_watch_options(app, opts, raw);
   add_flame_options(app, raw);
+}
+
+}  // namespace
+
+ValueOptions options_taking_values() {
+  CLI::App app;
+  Options opts;
+  Raw raw;
+  define_options(app, opts, raw);
+  ValueOptions spellings;
+  for (const CLI::Option* option : app.get_options()) {
+    if (option->get_expected_min() == 0) continue;  // a flag: no value
+    for (const std::string& name : option->get_snames()) spellings.insert("-" + name);
+    for (const std::string& name : option->get_lnames()) spellings.insert("--" + name);
+  }
+  return spellings;
+}
+
+Options parse_options(int argc, const char* const* argv) {
+  Options opts;
+  CLI::App app;
+  Raw raw;
+  define_options(app, opts, raw);
 
   std::vector<std::string> words(argv + 1, argv + argc);
   // `top` as the first word is the full-screen view; a program called top runs as
@@ -342,7 +361,7 @@ Options parse_options(int argc, const char* const* argv) {
     opts.top = true;
     words.erase(words.begin());
   }
-  Normalised normalised = normalise_json_flag(std::move(words));
+  Normalised normalised = normalise_json_flag(std::move(words), options_taking_values());
   // CLI11 takes the words in reverse order.
   std::vector<std::string> args(normalised.args.rbegin(), normalised.args.rend());
   try {

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/argv.h"
 #include "uringscope/findings.h"
 #include "metrics/metrics.h"
 #include "report/folded.h"
@@ -53,5 +54,8 @@ struct Options {
 
 // Throws UsageError with a one-line message for anything malformed or contradictory.
 Options parse_options(int argc, const char* const* argv);
+
+// The spellings of every option that takes a value, read from the parser's definitions.
+ValueOptions options_taking_values();
 
 }  // namespace uringscope

@@ -3,6 +3,7 @@
 
 #include <initializer_list>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,54 @@ std::string error_of(std::initializer_list<const char*> args) {
   }
   ADD_FAILURE() << "expected a usage error";
   return {};
+}
+
+// The options --help shows with a placeholder after their names ("-p,--pid PID[,PID]"),
+// read from the help text: the pre-scan that finds where the command starts must skip the
+// value of exactly these, and it reads them from the parser, not from a list of its own.
+std::set<std::string, std::less<>> placeholders_in_help() {
+  std::set<std::string, std::less<>> spellings;
+  std::istringstream help(parse({"--help"}).help_text);
+  for (std::string line; std::getline(help, line);) {
+    if (line.rfind("  -", 0) != 0) continue;
+    const std::size_t names_end = line.find(' ', 2);
+    if (names_end == std::string::npos || names_end + 1 >= line.size() || line[names_end + 1] == ' ') {
+      continue;  // no placeholder: a flag
+    }
+    std::string names = line.substr(2, names_end - 2);
+    names = names.substr(0, names.find('{'));
+    for (std::size_t start = 0; start <= names.size();) {
+      const std::size_t comma = names.find(',', start);
+      spellings.insert(names.substr(start, comma - start));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  return spellings;
+}
+
+TEST(Options, ValueOptionsAreThoseWithAPlaceholderInHelp) {
+  const auto from_help = placeholders_in_help();
+  ASSERT_GE(from_help.size(), 15u);
+  EXPECT_EQ(options_taking_values(), from_help);
+}
+
+TEST(Options, EveryValueOptionKeepsTheCommandAfterItsValue) {
+  // A value that is also a plausible command name: taken as the command, the run would
+  // trace `top` and the test would see it.
+  for (const std::string& option : options_taking_values()) {
+    if (option == "--json") continue;  // its value is optional: NormaliseJson covers it
+    std::vector<const char*> argv{"uringscope", option.c_str(), "7", "./app", "arg"};
+    try {
+      const Options o = parse_options(static_cast<int>(argv.size()), argv.data());
+      EXPECT_EQ(o.command, (std::vector<std::string>{"./app", "arg"})) << option;
+    } catch (const UsageError& e) {
+      // A value of 7 is wrong for some options; the error must be about the value, not
+      // about a missing target.
+      EXPECT_EQ(std::string(e.what()).find("nothing to trace"), std::string::npos)
+          << option << ": " << e.what();
+    }
+  }
 }
 
 TEST(Options, CommandKeepsItsOwnFlags) {
