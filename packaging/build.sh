@@ -10,6 +10,9 @@
 #                                      tests, and the packages (uringscope_*_arm64.deb,
 #                                      uringscope-*.aarch64.rpm) at the top of build-arm64/
 #   packaging/build.sh --arch arm64 --smoke   only uringscope, the injector and the packages
+#   packaging/build.sh --sanitize      build-asan/: the unit tests under AddressSanitizer and
+#                                      UndefinedBehaviorSanitizer (ctest --test-dir build-asan
+#                                      -L unit runs them)
 #
 # Every build here is a build from scratch (CI, the demo, the packages), so each
 # stage's files are compiled in batches (URINGSCOPE_UNITY). For day-to-day edits,
@@ -37,7 +40,7 @@ if [[ ${URINGSCOPE_CCACHE:-1} != 0 ]] && command -v ccache >/dev/null; then
               "-DCMAKE_CXX_COMPILER_LAUNCHER=env;$settings;ccache")
   fi
 fi
-static=0 arch='' smoke=0 demo=0
+static=0 arch='' smoke=0 demo=0 sanitize=0
 die() { echo "build.sh: $*" >&2; exit 2; }
 while (($#)); do
   case $1 in
@@ -45,7 +48,8 @@ while (($#)); do
     --arch) arch=${2:-}; shift 2 || die "--arch needs a value (arm64)" ;;
     --smoke) smoke=1; shift ;;
     --demo) demo=1; shift ;;
-    *) die "unknown argument $1 (--static, --demo, --arch arm64, --smoke)" ;;
+    --sanitize) sanitize=1; shift ;;
+    *) die "unknown argument $1 (--static, --demo, --sanitize, --arch arm64, --smoke)" ;;
   esac
 done
 
@@ -70,6 +74,14 @@ if [[ -n $arch ]]; then
   exit 0
 fi
 
+if ((sanitize)); then
+  # -O1, as the sanitizers' documentation advises: fast enough to run, frames kept.
+  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" \
+    -DURINGSCOPE_SANITIZE=ON -DURINGSCOPE_UNITY=ON -DURINGSCOPE_TESTS=ON -DURINGSCOPE_BENCH=OFF \
+    "${launcher[@]}" >/dev/null
+  cmake --build build-asan -j"$jobs" --target unit_tests
+  exit 0
+fi
 if ((demo)); then
   # No test framework, no benchmark: a first report needs the tool and its workload.
   cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DURINGSCOPE_UNITY=ON \
