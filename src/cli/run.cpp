@@ -31,6 +31,7 @@
 #include "os/targets.h"
 #include "os/window.h"
 #include "probe/fentry_trial.h"
+#include "probe/kernel_opcodes.h"
 #include "probe/overrides.h"
 #include "probe/probe.h"
 #include "report/list_ops.h"
@@ -232,7 +233,7 @@ int print_version(bool as_json) {
 int print_list_ops(bool as_json) {
   // The BTF file is world-readable: no privileges needed. Without it, the built-in table.
   BtfPtr btf(btf__load_vmlinux_btf());
-  const std::vector<OpcodeRow> rows = opcode_table(btf.get());
+  const std::vector<OpcodeRow> rows = opcode_table(kernel_opcodes(btf.get()));
   const bool from_btf = opcode_table_from_btf(rows);
   if (as_json) {
     std::cout << json_document(list_ops_json(rows, kernel_release(), from_btf)) << "\n";

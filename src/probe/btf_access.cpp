@@ -97,4 +97,42 @@ bool struct_has_member(const btf* vmlinux, const char* name, std::string_view me
   return false;
 }
 
+namespace {
+
+struct RawEnumerator {
+  __u32 name_off;
+  int64_t value;
+};
+
+RawEnumerator enumerator_at(const btf_type* type, __u16 index) {
+  if (btf_is_enum(type)) {
+    const struct btf_enum& e = btf_enum(type)[index];
+    return {e.name_off, e.val};
+  }
+  // struct btf_enum64 may be missing from older UAPI headers; libbpf itself reads it
+  // as three u32s (name_off, lo32, hi32), and so do we.
+  const auto* e64 = reinterpret_cast<const __u32*>(btf_enum64(type)) + 3 * index;
+  return {e64[0], static_cast<int64_t>((static_cast<uint64_t>(e64[2]) << 32) | e64[1])};
+}
+
+}  // namespace
+
+std::vector<EnumConstant> enum_constants(const btf* vmlinux, const btf_type* type) {
+  std::vector<EnumConstant> constants;
+  if (type == nullptr || !btf_is_any_enum(type)) return constants;
+  for (__u16 i = 0; i < btf_vlen(type); ++i) {
+    const RawEnumerator e = enumerator_at(type, i);
+    const char* name = btf__name_by_offset(vmlinux, e.name_off);
+    constants.push_back({name ? name : "", e.value});
+  }
+  return constants;
+}
+
+const btf_type* find_enum(const btf* vmlinux, const char* name) {
+  // The values of most enums fit 32 bits, but a compiler may still emit ENUM64.
+  int id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_ENUM);
+  if (id < 0) id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_ENUM64);
+  return id < 0 ? nullptr : btf__type_by_id(vmlinux, static_cast<__u32>(id));
+}
+
 }  // namespace uringscope

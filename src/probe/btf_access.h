@@ -6,8 +6,10 @@
 
 #include <bpf/btf.h>
 
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace uringscope {
 
@@ -40,5 +42,16 @@ bool takes_only_pt_regs(const btf* vmlinux, const char* function);
 bool first_param_points_to(const btf* vmlinux, const char* function, std::string_view name);
 // Whether the struct `name` has a member `member` (at its top level).
 bool struct_has_member(const btf* vmlinux, const char* name, std::string_view member);
+
+// One enumerator; the name points into the BTF's strings.
+struct EnumConstant {
+  std::string_view name;
+  int64_t value = 0;
+};
+// The enumerators of an ENUM or ENUM64 type, empty for any other kind. The one reader of
+// enums: the REQ_F_* bits (req_bits.cpp) and the opcode list (kernel_opcodes.cpp).
+std::vector<EnumConstant> enum_constants(const btf* vmlinux, const btf_type* type);
+// The enum called `name`, as ENUM or as ENUM64; null when the kernel has none.
+const btf_type* find_enum(const btf* vmlinux, const char* name);
 
 }  // namespace uringscope

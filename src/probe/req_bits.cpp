@@ -6,26 +6,9 @@
 #include <cstdint>
 #include <string_view>
 
+#include "probe/btf_access.h"
+
 namespace uringscope {
-namespace {
-
-struct Enumerator {
-  __u32 name_off;
-  int64_t value;
-};
-
-Enumerator enumerator_at(const btf_type* type, __u16 index) {
-  if (btf_is_enum(type)) {
-    const struct btf_enum& e = btf_enum(type)[index];
-    return {e.name_off, e.val};
-  }
-  // struct btf_enum64 may be missing from older UAPI headers; libbpf itself reads it
-  // as three u32s (name_off, lo32, hi32), and so do we.
-  const auto* e64 = reinterpret_cast<const __u32*>(btf_enum64(type)) + 3 * index;
-  return {e64[0], static_cast<int64_t>((static_cast<uint64_t>(e64[2]) << 32) | e64[1])};
-}
-
-}  // namespace
 
 // The REQ_F_*_BIT enum is anonymous, so CO-RE cannot relocate it: find the enumerators
 // by name wherever they are. A number outside a 64-bit flags word cannot be a bit, so
@@ -46,12 +29,9 @@ std::array<int, US_RF__COUNT> find_req_bits(const btf* vmlinux) {
   for (__u32 id = 1; id < count; ++id) {
     const btf_type* type = btf__type_by_id(vmlinux, id);
     if (type == nullptr || !btf_is_any_enum(type)) continue;
-    for (__u16 i = 0; i < btf_vlen(type); ++i) {
-      const Enumerator e = enumerator_at(type, i);
-      const char* name = btf__name_by_offset(vmlinux, e.name_off);
-      if (name == nullptr) continue;
+    for (const EnumConstant& e : enum_constants(vmlinux, type)) {
       for (const Wanted& wanted : kWanted) {
-        if (wanted.name != name || bits[wanted.slot] != -1) continue;
+        if (wanted.name != e.name || bits[wanted.slot] != -1) continue;
         if (e.value >= 0 && e.value < 64) bits[wanted.slot] = static_cast<int>(e.value);
       }
     }

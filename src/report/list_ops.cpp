@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "report/list_ops.h"
 
-#include <bpf/btf.h>
-
 #include <algorithm>
 #include <map>
 #include <ostream>
@@ -18,41 +16,6 @@ namespace {
 
 using Align = TextTable::Align;
 
-constexpr std::string_view kPrefix = "IORING_OP_";
-
-// IORING_OP_* enumerators of the kernel's enum io_uring_op by value, without the
-// prefix; empty when the kernel's BTF has no such enum (5.15's naming is unverified,
-// docs/kernel-facts.md §3) or it has no op in it.
-std::map<uint32_t, std::string> kernel_ops(const btf* vmlinux) {
-  std::map<uint32_t, std::string> ops;
-  if (vmlinux == nullptr) return ops;
-  // The values fit 32 bits, but a compiler may still emit ENUM64 one day.
-  int id = btf__find_by_name_kind(vmlinux, "io_uring_op", BTF_KIND_ENUM);
-  if (id < 0) id = btf__find_by_name_kind(vmlinux, "io_uring_op", BTF_KIND_ENUM64);
-  if (id < 0) return ops;
-  const btf_type* type = btf__type_by_id(vmlinux, static_cast<__u32>(id));
-  if (type == nullptr) return ops;
-  auto add = [&](__u32 name_off, long long value) {
-    const char* raw = btf__name_by_offset(vmlinux, name_off);
-    std::string_view name = raw ? raw : "";
-    if (!name.starts_with(kPrefix)) return;
-    name.remove_prefix(kPrefix.size());
-    // IORING_OP_LAST is the count of ops, not an op.
-    if (name == "LAST" || name.empty() || value < 0 || value > UINT32_MAX) return;
-    ops.emplace(static_cast<uint32_t>(value), std::string(name));
-  };
-  const __u16 n = btf_vlen(type);
-  if (btf_is_enum(type)) {
-    const struct btf_enum* e = btf_enum(type);
-    for (__u16 i = 0; i < n; ++i) add(e[i].name_off, e[i].val);
-  } else if (btf_is_enum64(type)) {
-    const struct btf_enum64* e = btf_enum64(type);
-    for (__u16 i = 0; i < n; ++i)
-      add(e[i].name_off, static_cast<long long>(btf_enum64_value(&e[i])));
-  }
-  return ops;
-}
-
 std::string_view presence_text(OpPresence p) {
   switch (p) {
     case OpPresence::Yes: return "yes";
@@ -64,8 +27,7 @@ std::string_view presence_text(OpPresence p) {
 
 }  // namespace
 
-std::vector<OpcodeRow> opcode_table(const struct btf* vmlinux) {
-  std::map<uint32_t, std::string> kernel = kernel_ops(vmlinux);
+std::vector<OpcodeRow> opcode_table(const std::map<uint32_t, std::string>& kernel) {
   const bool from_btf = !kernel.empty();
   std::vector<OpcodeRow> rows;
   for (uint32_t op = 0; op < kBuiltinOpcodes; ++op) {

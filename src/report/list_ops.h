@@ -6,13 +6,12 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
-
-struct btf;
 
 namespace uringscope {
 
@@ -28,11 +27,11 @@ struct OpcodeRow {
   bool builtin = true;     // known to the built-in table (so -e op=NAME accepts its name)
 };
 
-// One row per opcode of the built-in table and per IORING_OP_* enumerator of the
-// kernel's enum io_uring_op (IORING_OP_LAST, a count, is not an op), ascending. With no
-// such enum in `vmlinux`, or a null `vmlinux`, every row is Unknown: the table alone
-// cannot say which ops a (possibly backported) kernel has.
-std::vector<OpcodeRow> opcode_table(const struct btf* vmlinux);
+// One row per opcode of the built-in table and per opcode the kernel has (`kernel`, by
+// value: probe/kernel_opcodes.h reads it from BTF), ascending. With an empty `kernel`
+// every row is Unknown: the table alone cannot say which ops a (possibly backported)
+// kernel has.
+std::vector<OpcodeRow> opcode_table(const std::map<uint32_t, std::string>& kernel);
 
 // Whether the rows came from the kernel's BTF (any row's presence is known).
 bool opcode_table_from_btf(std::span<const OpcodeRow> rows);

@@ -3,6 +3,7 @@
 // The enumerator names and the "since" releases are copied from the UAPI header and
 // docs/kernel-facts.md §3, not from the code under test.
 #include "report/list_ops.h"
+#include "probe/kernel_opcodes.h"
 
 #include <bpf/btf.h>
 #include <gtest/gtest.h>
@@ -62,7 +63,7 @@ std::vector<std::pair<std::string, long long>> up_to_read(bool with_last = true)
 
 TEST(ListOps, KernelUpToReadMarksPresence) {
   BtfPtr b = make_btf("io_uring_op", up_to_read());
-  std::vector<OpcodeRow> rows = opcode_table(b.get());
+  std::vector<OpcodeRow> rows = opcode_table(kernel_opcodes(b.get()));
   ASSERT_EQ(rows.size(), 63u);  // the built-in table's 0..62; LAST is not a row
   EXPECT_TRUE(opcode_table_from_btf(rows));
   for (uint32_t i = 0; i < rows.size(); ++i) {
@@ -90,7 +91,7 @@ TEST(ListOps, KernelUpToReadMarksPresence) {
 TEST(ListOps, EnumeratorOrderDoesNotMatter) {
   auto values = up_to_read();
   std::swap(values[0], values[23]);  // LAST first, NOP last
-  std::vector<OpcodeRow> rows = opcode_table(make_btf("io_uring_op", values).get());
+  std::vector<OpcodeRow> rows = opcode_table(kernel_opcodes(make_btf("io_uring_op", values).get()));
   ASSERT_EQ(rows.size(), 63u);
   EXPECT_EQ(rows[0].in_kernel, OpPresence::Yes);
   EXPECT_EQ(rows[23].in_kernel, OpPresence::No);
@@ -100,7 +101,7 @@ TEST(ListOps, NewerKernelOpsKeepTheKernelsName) {
   auto values = up_to_read(false);
   values.emplace_back("IORING_OP_FUTURE", 70);
   values.emplace_back("IORING_OP_LAST", 71);
-  std::vector<OpcodeRow> rows = opcode_table(make_btf("io_uring_op", values).get());
+  std::vector<OpcodeRow> rows = opcode_table(kernel_opcodes(make_btf("io_uring_op", values).get()));
   ASSERT_EQ(rows.size(), 64u);
   const OpcodeRow& future = rows.back();
   EXPECT_EQ(future.opcode, 70u);
@@ -112,7 +113,7 @@ TEST(ListOps, NewerKernelOpsKeepTheKernelsName) {
 }
 
 TEST(ListOps, Enum64IsReadToo) {
-  std::vector<OpcodeRow> rows = opcode_table(make_btf("io_uring_op", up_to_read(), true).get());
+  std::vector<OpcodeRow> rows = opcode_table(kernel_opcodes(make_btf("io_uring_op", up_to_read(), true).get()));
   ASSERT_EQ(rows.size(), 63u);
   EXPECT_EQ(rows[22].in_kernel, OpPresence::Yes);
   EXPECT_EQ(rows[23].in_kernel, OpPresence::No);
@@ -129,15 +130,15 @@ void expect_all_unknown(const std::vector<OpcodeRow>& rows) {
 TEST(ListOps, NoEnumMeansUnknown) {
   // Another enum with io_uring-ish names is not the op enum.
   BtfPtr b = make_btf("io_uring_register_op", {{"IORING_REGISTER_BUFFERS", 0}});
-  expect_all_unknown(opcode_table(b.get()));
+  expect_all_unknown(opcode_table(kernel_opcodes(b.get())));
 }
 
 TEST(ListOps, EnumWithoutOpsMeansUnknown) {
   BtfPtr b = make_btf("io_uring_op", {{"IORING_OP_LAST", 0}, {"SOMETHING_ELSE", 1}});
-  expect_all_unknown(opcode_table(b.get()));
+  expect_all_unknown(opcode_table(kernel_opcodes(b.get())));
 }
 
-TEST(ListOps, NullBtfMeansUnknown) { expect_all_unknown(opcode_table(nullptr)); }
+TEST(ListOps, NullBtfMeansUnknown) { expect_all_unknown(opcode_table(kernel_opcodes(nullptr))); }
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;
@@ -151,7 +152,7 @@ std::vector<std::string> lines_of(const std::string& text) {
 TEST(ListOps, TextFromBtf) {
   BtfPtr b = make_btf("io_uring_op", up_to_read());
   std::ostringstream out;
-  render_list_ops(out, opcode_table(b.get()), "6.18.44", true);
+  render_list_ops(out, opcode_table(kernel_opcodes(b.get())), "6.18.44", true);
   std::vector<std::string> lines = lines_of(out.str());
   ASSERT_EQ(lines.size(), 2u + 1u + 1u + 1u + 63u + 1u + 1u);
   EXPECT_EQ(lines[0], "io_uring opcodes (IORING_OP_*), kernel 6.18.44");
@@ -173,7 +174,7 @@ TEST(ListOps, TextNewerKernelOp) {
   auto values = up_to_read(false);
   values.emplace_back("IORING_OP_FUTURE", 70);
   std::ostringstream out;
-  render_list_ops(out, opcode_table(make_btf("io_uring_op", values).get()), "7.1.0", true);
+  render_list_ops(out, opcode_table(kernel_opcodes(make_btf("io_uring_op", values).get())), "7.1.0", true);
   std::vector<std::string> lines = lines_of(out.str());
   ASSERT_EQ(lines.size(), 71u);
   EXPECT_EQ(lines[5 + 63], "  70  FUTURE            yes     ?");
@@ -184,7 +185,7 @@ TEST(ListOps, TextNewerKernelOp) {
 
 TEST(ListOps, TextFromBuiltinTable) {
   std::ostringstream out;
-  render_list_ops(out, opcode_table(nullptr), "5.15.0", false);
+  render_list_ops(out, opcode_table(kernel_opcodes(nullptr)), "5.15.0", false);
   std::vector<std::string> lines = lines_of(out.str());
   ASSERT_EQ(lines.size(), 2u + 2u + 1u + 1u + 63u + 1u + 1u);
   EXPECT_EQ(lines[0], "io_uring opcodes (IORING_OP_*), kernel 5.15.0");
@@ -198,7 +199,7 @@ TEST(ListOps, TextFromBuiltinTable) {
 
 TEST(ListOps, Json) {
   BtfPtr b = make_btf("io_uring_op", up_to_read());
-  nlohmann::ordered_json j = list_ops_json(opcode_table(b.get()), "6.18.44", true);
+  nlohmann::ordered_json j = list_ops_json(opcode_table(kernel_opcodes(b.get())), "6.18.44", true);
   EXPECT_EQ(j["kernel_release"], "6.18.44");
   EXPECT_EQ(j["source"], "btf");
   ASSERT_EQ(j["ops"].size(), 63u);
@@ -206,14 +207,14 @@ TEST(ListOps, Json) {
             R"({"opcode":22,"name":"READ","in_kernel":true,"since":"5.6","builtin":true})");
   EXPECT_EQ(j["ops"][23]["in_kernel"], false);
 
-  nlohmann::ordered_json u = list_ops_json(opcode_table(nullptr), "", false);
+  nlohmann::ordered_json u = list_ops_json(opcode_table(kernel_opcodes(nullptr)), "", false);
   EXPECT_EQ(u["source"], "builtin");
   EXPECT_TRUE(u["ops"][0]["in_kernel"].is_null());
 
   auto values = up_to_read(false);
   values.emplace_back("IORING_OP_FUTURE", 70);
   nlohmann::ordered_json f =
-      list_ops_json(opcode_table(make_btf("io_uring_op", values).get()), "7.1.0", true);
+      list_ops_json(opcode_table(kernel_opcodes(make_btf("io_uring_op", values).get())), "7.1.0", true);
   EXPECT_EQ(f["ops"].back().dump(),
             R"({"opcode":70,"name":"FUTURE","in_kernel":true,"since":null,"builtin":false})");
 }
