@@ -38,19 +38,7 @@
 #define US_OP_RECVMSG 10
 #define US_OP_SEND 26
 #define US_OP_RECV 27
-#define US_RECVSEND_FIXED_BUF (1u << 2) /* IORING_RECVSEND_FIXED_BUF, 6.0+ */
 #define US_REQ_F_BUFFER_SELECT_BIT 5 /* = IOSQE_BUFFER_SELECT_BIT in every version */
-
-struct io_rw___us {
-	__u64 addr;
-	__u32 len; /* u64 in 5.15: its low half, little-endian */
-} __attribute__((preserve_access_index));
-
-struct io_sr_msg___us {
-	void *buf;   /* in an anonymous union with the msghdr pointers */
-	int len;     /* size_t in 5.15: its low half */
-	__u16 flags; /* IORING_RECVSEND_*, 6.0+ */
-} __attribute__((preserve_access_index));
 
 /* struct user_msghdr as a 64-bit program lays it out: the syscall ABI, not a kernel
  * layout, so fixed offsets are right where CO-RE would not apply. */
@@ -141,12 +129,9 @@ static __always_inline void check_msghdr(struct us_check_range *r, __u64 umsg)
 }
 
 /* Sends with IORING_RECVSEND_FIXED_BUF name their registered buffer like READ_FIXED. */
-static __always_inline void check_fixed_send(struct io_kiocb *req, struct io_sr_msg___us *sr,
-					     struct us_check_range *r)
+static __always_inline void check_fixed_send(struct io_kiocb *req, struct us_check_range *r)
 {
-	if (!bpf_core_field_exists(sr->flags))
-		return;
-	if (BPF_CORE_READ(sr, flags) & US_RECVSEND_FIXED_BUF) {
+	if (req_sends_fixed_buffer(req)) {
 		r->flags |= US_CKF_FIXED;
 		r->index = BPF_CORE_READ(req, buf_index);
 	}
@@ -157,8 +142,6 @@ static __always_inline void check_submit(struct io_kiocb *req, __u64 req_addr, _
 {
 	struct us_check_range r = { .req = req_addr, .user_data = user_data, .ring = ring,
 				    .opcode = opcode };
-	struct io_rw___us *rw = (void *)req;
-	struct io_sr_msg___us *sr = (void *)req;
 	__u64 addr;
 	__u32 len;
 
@@ -175,39 +158,32 @@ static __always_inline void check_submit(struct io_kiocb *req, __u64 req_addr, _
 		/* fall through */
 	case US_OP_READ:
 	case US_OP_WRITE:
-		if (!bpf_core_type_exists(struct io_rw___us))
-			return;
-		addr = BPF_CORE_READ(rw, addr);
-		len = BPF_CORE_READ(rw, len);
-		if (len)
+		if (req_rw_buffer(req, &addr, &len) && len)
 			check_emit(&r, US_CK_RANGE, addr, len, r.index);
 		return;
 	case US_OP_READV:
 	case US_OP_WRITEV:
-		if (!bpf_core_type_exists(struct io_rw___us))
-			return;
-		check_iovecs(&r, BPF_CORE_READ(rw, addr), BPF_CORE_READ(rw, len));
+		if (req_rw_buffer(req, &addr, &len))
+			check_iovecs(&r, addr, len);
 		return;
 	case US_OP_SEND:
 	case US_OP_RECV:
 	case US_OP_SEND_ZC:
-		if (!bpf_core_type_exists(struct io_sr_msg___us))
+		if (!req_sr_buffer(req, &addr, &len))
 			return;
 		if (opcode != US_OP_RECV)
-			check_fixed_send(req, sr, &r);
-		addr = (__u64)BPF_CORE_READ(sr, buf);
-		len = (__u32)BPF_CORE_READ(sr, len);
+			check_fixed_send(req, &r);
 		if (len)
 			check_emit(&r, US_CK_RANGE, addr, len, r.index);
 		return;
 	case US_OP_SENDMSG:
 	case US_OP_RECVMSG:
 	case US_OP_SENDMSG_ZC:
-		if (!bpf_core_type_exists(struct io_sr_msg___us))
+		if (!req_sr_buffer(req, &addr, &len))
 			return;
 		if (opcode == US_OP_SENDMSG_ZC)
-			check_fixed_send(req, sr, &r);
-		check_msghdr(&r, (__u64)BPF_CORE_READ(sr, buf));
+			check_fixed_send(req, &r);
+		check_msghdr(&r, addr);
 		return;
 	}
 }

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-3-Clause) */
 /*
- * Every kernel-layout difference the BPF side handles, in one place. Call sites use the
- * accessors below and never touch a versioned field directly.
+ * Every kernel difference the BPF side handles, in one place: each CO-RE flavour
+ * (struct foo___us), each bpf_core_*_exists test and each accessor of a field that moved
+ * or changed width is here, with the kernel change and release that made it necessary.
+ * Call sites use the accessors and never touch a versioned field directly. Which
+ * program variant a kernel gets is decided in userspace, by the probe (src/probe/).
  *
  * "direct" accessors: on 6.0+ the request tracepoints pass a BTF-typed struct io_kiocb *
  * and plain (CO-RE relocated) loads are allowed. Before 6.0 every pointer argument is a
@@ -129,94 +132,87 @@ static __always_inline struct file *enter_fd_file(__u32 fd, bool registered)
 }
 
 /*
- * task_struct.flags and signal_struct.flags bits (include/linux/sched.h,
- * sched/signal.h). They are #defines, invisible to BTF, and have kept these values
- * through 5.15-6.18.
+ * The buffer of a read or a write: for READ, WRITE and their _FIXED forms the memory,
+ * for READV and WRITEV the iovec array and its count. It is struct io_rw, laid over the
+ * start of the request: in 5.15 as the first member of io_kiocb's union of per-op
+ * commands, with a u64 len (its low half is read: little-endian); from 6.0, when each
+ * opcode family moved to a file of its own under io_uring/, as io_uring/rw.c's struct
+ * over io_kiocb's command data, with a u32 len. False where the BTF has no struct io_rw.
  */
-#define US_PF_EXITING 0x00000004u
-#define US_PF_IO_WORKER 0x00000010u /* io-wq workers and SQPOLL threads (5.12+) */
-#define US_PF_EXITING   0x00000004u /* set early in do_exit(), same value since 2.6 */
-#define US_PF_KTHREAD 0x00200000u
-#define US_SIGNAL_GROUP_EXIT 0x00000004u
+struct io_rw___us {
+	__u64 addr;
+	__u32 len;
+} __attribute__((preserve_access_index));
 
-/*
- * Whether the current task is the kernel tearing a process down: the exiting process
- * itself (io_uring_cancel_generic() in do_exit) or a kworker running the ring's exit
- * work. CQEs posted then are cancellations of requests the program abandoned.
- */
-static __always_inline bool current_is_teardown(void)
+static __always_inline bool req_rw_buffer(struct io_kiocb *req, __u64 *addr, __u32 *len)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	struct io_rw___us *rw = (void *)req;
 
-	if (task->flags & (US_PF_EXITING | US_PF_KTHREAD))
-		return true;
-	return BPF_CORE_READ(task, signal, flags) & US_SIGNAL_GROUP_EXIT;
+	if (!bpf_core_type_exists(struct io_rw___us))
+		return false;
+	*addr = BPF_CORE_READ(rw, addr);
+	*len = BPF_CORE_READ(rw, len);
+	return true;
 }
 
 /*
- * The ring is being destroyed: io_ring_ctx_wait_and_kill() kills ctx->refs first, which
- * sets __PERCPU_REF_DEAD (bit 1) in percpu_count_ptr. Requests cancelled from then on
- * were abandoned with the ring (closed with requests in flight), whoever posts the CQE.
+ * The buffer of a send or a receive (for SENDMSG and RECVMSG the user's msghdr), from
+ * struct io_sr_msg over the start of the request as io_rw above (io_uring/net.c from
+ * 6.0): a size_t len in 5.15 (its low half is read), an int later; `flags`
+ * (IORING_RECVSEND_*, 6.0+) says whether a send uses a registered buffer. False where
+ * the BTF has no struct io_sr_msg.
  */
-#define US_PERCPU_REF_DEAD 2ul
+struct io_sr_msg___us {
+	void *buf; /* in an anonymous union with the msghdr pointers */
+	int len;
+	__u16 flags;
+} __attribute__((preserve_access_index));
 
-static __always_inline bool ctx_is_dying(struct io_ring_ctx *ctx)
+#define US_RECVSEND_FIXED_BUF (1u << 2)
+
+static __always_inline bool req_sr_buffer(struct io_kiocb *req, __u64 *buf, __u32 *len)
 {
-	return BPF_CORE_READ(ctx, refs.percpu_count_ptr) & US_PERCPU_REF_DEAD;
+	struct io_sr_msg___us *sr = (void *)req;
+
+	if (!bpf_core_type_exists(struct io_sr_msg___us))
+		return false;
+	*buf = (__u64)BPF_CORE_READ(sr, buf);
+	*len = (__u32)BPF_CORE_READ(sr, len);
+	return true;
 }
 
-static __always_inline bool current_is_io_thread(void)
+static __always_inline bool req_sends_fixed_buffer(struct io_kiocb *req)
 {
-	return bpf_get_current_task_btf()->flags & US_PF_IO_WORKER;
-}
+	struct io_sr_msg___us *sr = (void *)req;
 
-/* The SQPOLL thread of a ring, 0 when it has none (or it has not started). */
-static __always_inline __u32 ctx_sqpoll_tid(struct io_ring_ctx *ctx)
-{
-	return BPF_CORE_READ(ctx, sq_data, thread, pid);
+	if (!bpf_core_type_exists(struct io_sr_msg___us) || !bpf_core_field_exists(sr->flags))
+		return false;
+	return BPF_CORE_READ(sr, flags) & US_RECVSEND_FIXED_BUF;
 }
 
 /*
- * A task's thread-group id as seen from the pid namespace whose inode is `ns_ino`, or 0
- * when the task has no pid there (it lives outside that namespace). struct pid keeps one
- * upid per namespace level, from the root down to the task's own; the level of ours is
- * not known up front (a process cannot look above its own pid namespace), so search the
- * first few levels for it.
+ * A socket's IPv6 addresses: struct sock_common has skc_v6_daddr and skc_v6_rcv_saddr
+ * only in a kernel built with IPv6 (CONFIG_IPV6). False without them.
  */
-#define US_MAX_PIDNS_DEPTH 8
-
-static __always_inline __u32 task_tgid_in_ns(struct task_struct *task, __u64 ns_ino)
+static __always_inline bool sock_v6_addresses(struct sock *sk, struct in6_addr *local,
+					      struct in6_addr *remote)
 {
-	struct pid *pid = BPF_CORE_READ(task, group_leader, thread_pid);
-	__u32 level;
-
-	if (!pid)
-		return 0;
-	level = BPF_CORE_READ(pid, level);
-	for (__u32 i = 0; i < US_MAX_PIDNS_DEPTH; i++) {
-		struct upid up = {};
-
-		if (i > level)
-			break;
-		bpf_core_read(&up, sizeof(up), &pid->numbers[i]);
-		if (up.ns && BPF_CORE_READ(up.ns, ns.inum) == ns_ino)
-			return up.nr;
-	}
-	return 0;
+	if (!bpf_core_field_exists(sk->__sk_common.skc_v6_daddr))
+		return false;
+	BPF_CORE_READ_INTO(local, sk, __sk_common.skc_v6_rcv_saddr);
+	BPF_CORE_READ_INTO(remote, sk, __sk_common.skc_v6_daddr);
+	return true;
 }
 
 /*
- * Name of a task's thread group leader (the current task's when task is NULL): io-wq and
- * SQPOLL threads report as their owner.
+ * The ring whose exit work item `work` is (io_ring_exit_work runs &ctx->exit_work): the
+ * item's address less the member's offset, which CO-RE relocates. A kernel whose BTF has
+ * no io_ring_ctx.exit_work (Debian's 5.10) fails this relocation, so the probe turns the
+ * ring_exit feature off there and the program is not loaded.
  */
-static __always_inline void leader_comm(struct task_struct *task, char *comm, __u32 size)
+static __always_inline __u64 ring_of_exit_work(__u64 work)
 {
-	struct task_struct *leader;
-
-	if (!task)
-		task = (struct task_struct *)bpf_get_current_task();
-	leader = BPF_CORE_READ(task, group_leader);
-	bpf_core_read_str(comm, size, &leader->comm);
+	return work - bpf_core_field_offset(struct io_ring_ctx, exit_work);
 }
 
 #endif /* URINGSCOPE_COMPAT_BPF_H */

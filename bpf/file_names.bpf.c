@@ -104,9 +104,8 @@ static __always_inline void name_socket(struct us_file_name *n, struct file *f)
 	if (n->family == US_AF_INET) {
 		BPF_CORE_READ_INTO((__u32 *)n->laddr, sk, __sk_common.skc_rcv_saddr);
 		BPF_CORE_READ_INTO((__u32 *)n->raddr, sk, __sk_common.skc_daddr);
-	} else if (n->family == US_AF_INET6 && bpf_core_field_exists(sk->__sk_common.skc_v6_daddr)) {
-		BPF_CORE_READ_INTO((struct in6_addr *)n->laddr, sk, __sk_common.skc_v6_rcv_saddr);
-		BPF_CORE_READ_INTO((struct in6_addr *)n->raddr, sk, __sk_common.skc_v6_daddr);
+	} else if (n->family == US_AF_INET6) {
+		sock_v6_addresses(sk, (struct in6_addr *)n->laddr, (struct in6_addr *)n->raddr);
 	}
 }
 

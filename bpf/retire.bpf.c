@@ -30,7 +30,7 @@ int BPF_PROG(usc_ring_exit, __u64 work, __u64 function)
 
 	if (ring_exit_fn && function != ring_exit_fn)
 		return 0;
-	ring_ctx = work - bpf_core_field_offset(struct io_ring_ctx, exit_work);
+	ring_ctx = ring_of_exit_work(work);
 	row = bpf_map_lookup_elem(&ring_ids, &ring_ctx);
 	if (!row)
 		return 0;

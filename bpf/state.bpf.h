@@ -11,6 +11,7 @@
 #include <bpf/bpf_helpers.h>
 #include "uringscope.h"
 #include "compat.bpf.h"
+#include "task.bpf.h"
 
 #define US_NO_RING 0xffffffffu
 #define US_EAGAIN 11
