@@ -8,7 +8,7 @@
  *   complete usc_cqe          io_uring_complete(ctx, req, cqe)               6.13+
  *            usc_cqe_req      io_uring_complete(ctx, req, user_data, res, cflags[, x1, x2])
  *                                                                            5.18-6.12
- *            usc_cqe_old      io_uring_complete(ctx, user_data, res, cflags) 5.15-5.17
+ *            usc_cqe_ud      io_uring_complete(ctx, user_data, res, cflags) 5.15-5.17
  *   overflow usc_cqe_ovf      io_uring_cqe_overflow(ctx, user_data, res, cflags, ocqe)
  *                                                                            5.19+
  *
@@ -327,7 +327,7 @@ int BPF_PROG(usc_cqe_req, void *ring_ctx, void *req, __u64 user_data, int res, u
 }
 
 SEC("tp_btf/io_uring_complete")
-int BPF_PROG(usc_cqe_old, void *ring_ctx, __u64 user_data, int res, unsigned int cflags)
+int BPF_PROG(usc_cqe_ud, void *ring_ctx, __u64 user_data, int res, unsigned int cflags)
 {
 	US_EMPTY_EXIT_TIMED();
 	on_complete(ring_ctx, false, 0, user_data, res, cflags);

@@ -8,7 +8,7 @@
  * (files.bpf.h), since a request waiting on poll may never complete.
  *
  *   usc_poll_arm      (req, mask, events)                                    6.0+
- *   usc_poll_arm_old  (ctx, req, opcode|user_data, user_data|opcode, mask, events)
+ *   usc_poll_arm_ctx  (ctx, req, opcode|user_data, user_data|opcode, mask, events)
  *                                                                            5.15-5.19
  */
 #include "tables.bpf.h"
@@ -53,7 +53,7 @@ int BPF_PROG(usc_poll_arm, struct io_kiocb *req, int mask, int events)
 }
 
 SEC("tp_btf/io_uring_poll_arm")
-int BPF_PROG(usc_poll_arm_old, void *ring_ctx, void *req)
+int BPF_PROG(usc_poll_arm_ctx, void *ring_ctx, void *req)
 {
 	US_EMPTY_EXIT();
 	on_poll_arm(req, (__u64)req, false);

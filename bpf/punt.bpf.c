@@ -3,9 +3,9 @@
  * Punts to io-wq: io_uring_queue_async_work fires in io_queue_iowq() just before the
  * request is handed to a worker, in the context of whoever punts it.
  *
- *   usc_punt      (req, int rw)                                            6.0+
- *   usc_punt_518  (ctx, req, user_data, opcode, flags, work, int rw)      5.18-5.19
- *   usc_punt_515  (ctx, int rw, req, work, flags)                          5.15-5.17
+ *   usc_punt          (req, int rw)                                        6.0+
+ *   usc_punt_ctx_req  (ctx, req, user_data, opcode, flags, work, int rw)   5.18-5.19
+ *   usc_punt_ctx_rw   (ctx, int rw, req, work, flags)                      5.15-5.17
  *
  * rw is io_wq_is_hashed(): 1 when the work is serialized per inode (buffered writes).
  *
@@ -68,7 +68,7 @@ int BPF_PROG(usc_punt, struct io_kiocb *req, int rw)
 }
 
 SEC("tp_btf/io_uring_queue_async_work")
-int BPF_PROG(usc_punt_518, void *ring_ctx, void *req, __u64 user_data, __u8 opcode,
+int BPF_PROG(usc_punt_ctx_req, void *ring_ctx, void *req, __u64 user_data, __u8 opcode,
 	     unsigned int flags, void *work, int rw)
 {
 	US_EMPTY_EXIT();
@@ -77,7 +77,7 @@ int BPF_PROG(usc_punt_518, void *ring_ctx, void *req, __u64 user_data, __u8 opco
 }
 
 SEC("tp_btf/io_uring_queue_async_work")
-int BPF_PROG(usc_punt_515, void *ring_ctx, int rw, void *req)
+int BPF_PROG(usc_punt_ctx_rw, void *ring_ctx, int rw, void *req)
 {
 	US_EMPTY_EXIT();
 	on_punt(req, (__u64)req, rw, false);

@@ -8,7 +8,7 @@
  * Program variants, one per tracepoint shape (the probe enables exactly one of each):
  *   submit   usc_sub_req      io_uring_submit_req(req)                       6.4+
  *            usc_sub_sqe      io_uring_submit_sqe(req, force_nonblock)       6.0-6.3
- *            usc_sub_sqe_old  io_uring_submit_sqe(ctx, req, ... 7 args)      5.15-5.19
+ *            usc_sub_sqe_ctx  io_uring_submit_sqe(ctx, req, ... 7 args)      5.15-5.19
  *   failure  usc_req_failed   io_uring_req_failed(sqe, req, error)           6.0+
  */
 #include "tables.bpf.h"
@@ -199,7 +199,7 @@ int BPF_PROG(usc_sub_sqe, struct io_kiocb *req, bool force_nonblock)
 }
 
 SEC("tp_btf/io_uring_submit_sqe")
-int BPF_PROG(usc_sub_sqe_old, void *ring_ctx, void *req)
+int BPF_PROG(usc_sub_sqe_ctx, void *ring_ctx, void *req)
 {
 	US_EMPTY_EXIT_TIMED();
 	on_submit(req, (__u64)req, false);

@@ -63,11 +63,11 @@ struct FeatureSpec {
 inline constexpr std::array<FeatureSpec, kFeatureCount> kFeatures{{
     {FeatureId::Submit, "submit", true,
      "requests are not tracked: no submissions, opcodes or latencies",
-     {"usc_sub_req", "usc_sub_sqe", "usc_sub_sqe_old"}},
+     {"usc_sub_req", "usc_sub_sqe", "usc_sub_sqe_ctx"}},
     {FeatureId::Complete, "complete", true, "completions, errors and latencies are not measured",
-     {"usc_cqe", "usc_cqe_req", "usc_cqe_old"}},
+     {"usc_cqe", "usc_cqe_req", "usc_cqe_ud"}},
     {FeatureId::Punt, "punt", false, "punts to io-wq are not counted",
-     {"usc_punt", "usc_punt_518", "usc_punt_515"}},
+     {"usc_punt", "usc_punt_ctx_req", "usc_punt_ctx_rw"}},
     {FeatureId::Create, "create", false,
      "rings created during the run are found at their first submission, without sizes or "
      "setup flags",
@@ -81,7 +81,7 @@ inline constexpr std::array<FeatureSpec, kFeatureCount> kFeatures{{
      "io_uring_enter calls and submit batch sizes are not counted",
      {"usc_enter_fentry", "usc_enter"}},
     {FeatureId::PollArm, "poll_arm", false, "poll-arm retries (POLL-RETRY) are not counted",
-     {"usc_poll_arm", "usc_poll_arm_old"}},
+     {"usc_poll_arm", "usc_poll_arm_ctx"}},
     {FeatureId::TaskAdd, "task_add", false,
      "poll wakeups queued as task work are not counted (DEFER-TW cannot measure lag)",
      {"usc_task_add"}},

@@ -27,7 +27,7 @@ Choice<bool> choose_poll_arm(const btf* vmlinux) {
   return choose_by_args(
       vmlinux, "poll_arm",
       {{3, true, "io_uring_poll_arm(req, mask, events), 6.0+ shape", "usc_poll_arm"},
-       {6, true, "io_uring_poll_arm(ctx, req, ...), 5.15-5.19 shape", "usc_poll_arm_old"}},
+       {6, true, "io_uring_poll_arm(ctx, req, ...), 5.15-5.19 shape", "usc_poll_arm_ctx"}},
       "no io_uring_poll_arm tracepoint", FeatureId::PollArm);
 }
 

@@ -35,11 +35,11 @@ Choice<SubmitShape> choose_submit(const btf* vmlinux) {
     case 1:
       return {SubmitShape::SubmitSqe515,
               "io_uring_submit_sqe(ctx, req, opcode, user_data, ...), 5.15-5.17 shape",
-              "usc_sub_sqe_old"};
+              "usc_sub_sqe_ctx"};
     case 8:
       return {SubmitShape::SubmitSqe518,
               "io_uring_submit_sqe(ctx, req, user_data, opcode, ...), 5.18-5.19 shape",
-              "usc_sub_sqe_old"};
+              "usc_sub_sqe_ctx"};
     default:
       return {kOff,
               join("io_uring_submit_sqe has 7 args but arg 2 is neither a u8 opcode nor a u64 "
@@ -62,7 +62,7 @@ Choice<CompleteShape> choose_complete(const btf* vmlinux) {
        {4, CompleteShape::Legacy4,
         "io_uring_complete(ctx, user_data, res, cflags), 5.15-5.17 shape: no request pointer, "
         "completions are matched to requests by user_data",
-        "usc_cqe_old"}},
+        "usc_cqe_ud"}},
       CompleteShape::None, CompleteShape::Unrecognised, "no io_uring_complete tracepoint",
       loss_of(FeatureId::Complete));
   // usc_cqe loads the CQ ring's indices straight through its ctx, which the verifier
@@ -83,9 +83,9 @@ Choice<PuntShape> choose_punt(const btf* vmlinux) {
       {{2, PuntShape::Req2, "io_uring_queue_async_work(req, rw), 6.0+ shape", "usc_punt"},
        {7, PuntShape::Legacy7,
         "io_uring_queue_async_work(ctx, req, user_data, opcode, flags, work, rw), 5.18-5.19 shape",
-        "usc_punt_518"},
+        "usc_punt_ctx_req"},
        {5, PuntShape::Legacy5,
-        "io_uring_queue_async_work(ctx, rw, req, work, flags), 5.15-5.17 shape", "usc_punt_515"}},
+        "io_uring_queue_async_work(ctx, rw, req, work, flags), 5.15-5.17 shape", "usc_punt_ctx_rw"}},
       PuntShape::None, PuntShape::Unrecognised, "no io_uring_queue_async_work tracepoint",
       loss_of(FeatureId::Punt));
 }

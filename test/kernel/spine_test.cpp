@@ -259,7 +259,7 @@ TEST_F(Spine, WithoutKernelBtfItSaysSo) {
 // and the 5.15 program reads a 4th argument that 6.13+ does not have.
 std::string mismatched_completion_program() {
   auto version = harness::run({kUringscope, "--version"});
-  return version.out.find("io_uring_complete(ctx, req, cqe)") != std::string::npos ? "usc_cqe_old"
+  return version.out.find("io_uring_complete(ctx, req, cqe)") != std::string::npos ? "usc_cqe_ud"
                                                                                    : "usc_cqe";
 }
 
@@ -278,7 +278,7 @@ TEST_F(Spine, AVerifierRejectionIsOneLineAndVerboseShowsTheLog) {
 TEST_F(Spine, AnOptionalProgramTheVerifierRejectsCostsOnlyItsFeature) {
   // The 5.18-5.19 punt program reads a 7th argument no 6.x io_uring_queue_async_work has.
   const std::string json = json_file();
-  auto r = harness::run({"env", "URINGSCOPE_FORCE_PROGRAMS=usc_punt_518", kUringscope,
+  auto r = harness::run({"env", "URINGSCOPE_FORCE_PROGRAMS=usc_punt_ctx_req", kUringscope,
                          "--json=" + json, "--", kInject, "clean", "200"});
   ASSERT_EQ(r.status, 0) << r.err;
   auto report = harness::read_json(json);

@@ -65,13 +65,13 @@ TEST(FeatureTable, EveryFeatureSaysWhatIsLostAndHasAProgram) {
 TEST(FeatureTable, EachProgramServesExactlyOneFeature) {
   const std::vector<std::pair<std::string, FeatureId>> programs = {
       {"usc_sub_req", FeatureId::Submit},       {"usc_sub_sqe", FeatureId::Submit},
-      {"usc_sub_sqe_old", FeatureId::Submit},   {"usc_cqe", FeatureId::Complete},
-      {"usc_cqe_req", FeatureId::Complete},     {"usc_cqe_old", FeatureId::Complete},
+      {"usc_sub_sqe_ctx", FeatureId::Submit},   {"usc_cqe", FeatureId::Complete},
+      {"usc_cqe_req", FeatureId::Complete},     {"usc_cqe_ud", FeatureId::Complete},
       {"usc_cqe_ovf", FeatureId::Overflow},     {"usc_punt", FeatureId::Punt},
-      {"usc_punt_518", FeatureId::Punt},        {"usc_punt_515", FeatureId::Punt},
+      {"usc_punt_ctx_req", FeatureId::Punt},        {"usc_punt_ctx_rw", FeatureId::Punt},
       {"usc_create", FeatureId::Create},        {"usc_ring_fds", FeatureId::FdWalk},
       {"usc_enter", FeatureId::Enter},          {"usc_enter_fentry", FeatureId::Enter},
-      {"usc_poll_arm", FeatureId::PollArm},     {"usc_poll_arm_old", FeatureId::PollArm},
+      {"usc_poll_arm", FeatureId::PollArm},     {"usc_poll_arm_ctx", FeatureId::PollArm},
       {"usc_task_add", FeatureId::TaskAdd},     {"usc_tw_run", FeatureId::TaskWork},
       {"usc_local_tw", FeatureId::LocalWork},   {"usc_short_write", FeatureId::ShortWrite},
       {"usc_req_failed", FeatureId::ReqFailed}, {"usc_sched", FeatureId::IoThreads},

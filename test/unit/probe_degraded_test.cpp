@@ -310,7 +310,7 @@ TEST(ProbeKernel, SixArgPollArmSelectsTheLegacyProgram) {
     EXPECT_EQ(feature(s, "poll_arm").detail,
               "io_uring_poll_arm(ctx, req, ...), 5.15-5.19 shape");
     Strings expected = kPrograms618;
-    expected[7] = "usc_poll_arm_old";
+    expected[7] = "usc_poll_arm_ctx";
     EXPECT_EQ(s.programs, expected);
   }
 }

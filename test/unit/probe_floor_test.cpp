@@ -55,15 +55,15 @@ TEST(ProbeFloor, Debian510HasThe515TracepointsButNotTheHelpers) {
   EXPECT_EQ(s.tier, Tier::Unsupported);
   EXPECT_FALSE(feature(s, "submit").enabled);
   EXPECT_EQ(feature(s, "submit").detail,
-            "usc_sub_sqe_old calls BPF helpers this kernel lacks: bpf_get_current_task_btf() "
+            "usc_sub_sqe_ctx calls BPF helpers this kernel lacks: bpf_get_current_task_btf() "
             "(5.11+); requests are not tracked: no submissions, opcodes or latencies");
   EXPECT_FALSE(feature(s, "complete").enabled);
   EXPECT_EQ(feature(s, "complete").detail,
-            "usc_cqe_old calls BPF helpers this kernel lacks: bpf_get_current_task_btf() "
+            "usc_cqe_ud calls BPF helpers this kernel lacks: bpf_get_current_task_btf() "
             "(5.11+), bpf_timer_*() (5.15+); completions, errors and latencies are not measured");
   for (const std::string& p : s.programs) {
-    EXPECT_NE(p, "usc_sub_sqe_old");
-    EXPECT_NE(p, "usc_cqe_old");
+    EXPECT_NE(p, "usc_sub_sqe_ctx");
+    EXPECT_NE(p, "usc_cqe_ud");
   }
   // The rest is what the tracepoints say, as on 5.15.
   EXPECT_TRUE(feature(s, "punt").enabled);
@@ -100,9 +100,9 @@ TEST(ProbeFloor, TheRefusalIsOneLineNamingWhatTheSpineLacks) {
   const auto s = probe(kernel_5_10_debian());
   const std::string refusal = error_of([&] { check_runnable(s, false); });
   EXPECT_EQ(refusal,
-            "this kernel is not supported (tier unsupported): submit: usc_sub_sqe_old calls BPF "
+            "this kernel is not supported (tier unsupported): submit: usc_sub_sqe_ctx calls BPF "
             "helpers this kernel lacks: bpf_get_current_task_btf() (5.11+); complete: "
-            "usc_cqe_old calls BPF helpers this kernel lacks: bpf_get_current_task_btf() "
+            "usc_cqe_ud calls BPF helpers this kernel lacks: bpf_get_current_task_btf() "
             "(5.11+), bpf_timer_*() (5.15+) (uringscope --version shows every feature)");
   EXPECT_EQ(refusal.find('\n'), std::string::npos);
 }

@@ -100,8 +100,8 @@ const std::vector<KernelCase> kKernels = {
 
     {"Linux519", [] { return kernel_5_19(); }, SubmitShape::SubmitSqe518, CompleteShape::Req7,
      PuntShape::Legacy7, true, true, true, true, Tier::Full,
-     {"usc_sub_sqe_old", "usc_cqe_req", "usc_punt_518", "usc_create", "usc_cqe_ovf",
-      "usc_ring_fds", "usc_enter", "usc_poll_arm_old", "usc_sched", "usc_fork", "usc_ring_exit", "usc_ck_munmap", "usc_ck_madvise", "usc_ck_mremap", "usc_ck_mremap_exit",
+     {"usc_sub_sqe_ctx", "usc_cqe_req", "usc_punt_ctx_req", "usc_create", "usc_cqe_ovf",
+      "usc_ring_fds", "usc_enter", "usc_poll_arm_ctx", "usc_sched", "usc_fork", "usc_ring_exit", "usc_ck_munmap", "usc_ck_madvise", "usc_ck_mremap", "usc_ck_mremap_exit",
                      "usc_ck_register"},
      kFlags5x, bits(4, 6, 29),
      {{"poll_arm", "io_uring_poll_arm(ctx, req, ...), 5.15-5.19 shape"},
@@ -125,8 +125,8 @@ const std::vector<KernelCase> kKernels = {
     // io_threads stays on.
     {"Linux518", [] { return kernel_5_18(); }, SubmitShape::SubmitSqe518, CompleteShape::Req5,
      PuntShape::Legacy7, true, false, true, true, Tier::Full,
-     {"usc_sub_sqe_old", "usc_cqe_req", "usc_punt_518", "usc_create", "usc_ring_fds",
-      "usc_enter", "usc_poll_arm_old", "usc_sched", "usc_fork", "usc_ring_exit", "usc_ck_munmap", "usc_ck_madvise", "usc_ck_mremap", "usc_ck_mremap_exit",
+     {"usc_sub_sqe_ctx", "usc_cqe_req", "usc_punt_ctx_req", "usc_create", "usc_ring_fds",
+      "usc_enter", "usc_poll_arm_ctx", "usc_sched", "usc_fork", "usc_ring_exit", "usc_ck_munmap", "usc_ck_madvise", "usc_ck_mremap", "usc_ck_mremap_exit",
                      "usc_ck_register"},
      without_overflow(kFlags5x), bits(4, 6, -1),
      {{"overflow",
@@ -139,8 +139,8 @@ const std::vector<KernelCase> kKernels = {
     // No request pointer at completion: usable, but not Full.
     {"Linux515", [] { return kernel_5_15(); }, SubmitShape::SubmitSqe515,
      CompleteShape::Legacy4, PuntShape::Legacy5, true, false, true, true, Tier::Legacy,
-     {"usc_sub_sqe_old", "usc_cqe_old", "usc_punt_515", "usc_create", "usc_ring_fds",
-      "usc_enter", "usc_poll_arm_old", "usc_sched", "usc_fork", "usc_ring_exit", "usc_ck_munmap", "usc_ck_madvise", "usc_ck_mremap", "usc_ck_mremap_exit",
+     {"usc_sub_sqe_ctx", "usc_cqe_ud", "usc_punt_ctx_rw", "usc_create", "usc_ring_fds",
+      "usc_enter", "usc_poll_arm_ctx", "usc_sched", "usc_fork", "usc_ring_exit", "usc_ck_munmap", "usc_ck_madvise", "usc_ck_mremap", "usc_ck_mremap_exit",
                      "usc_ck_register"},
      without_overflow(kFlags5x), bits(4, -1, 23),
      // req_failed came in 5.16: absent, not unrecognised. file_get is (void *ctx, int fd):

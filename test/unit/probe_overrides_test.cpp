@@ -46,10 +46,10 @@ std::string error_of(const auto& action) {
 
 TEST(ForcePrograms, ReplacesTheProgramsOfTheSameFeature) {
   KernelSupport s = full_support();
-  force_programs(s, {"usc_cqe_old", "usc_enter"});
+  force_programs(s, {"usc_cqe_ud", "usc_enter"});
   EXPECT_EQ(std::count(s.programs.begin(), s.programs.end(), "usc_cqe"), 0);
   EXPECT_EQ(std::count(s.programs.begin(), s.programs.end(), "usc_enter_fentry"), 0);
-  EXPECT_EQ(s.programs.end()[-2], "usc_cqe_old");
+  EXPECT_EQ(s.programs.end()[-2], "usc_cqe_ud");
   EXPECT_EQ(s.programs.back(), "usc_enter");
   EXPECT_EQ(s.programs.size(), kFeatures.size());
   // The features' rows are the probe's: only the programs change.
