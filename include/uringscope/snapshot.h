@@ -14,6 +14,7 @@
 #include "uringscope/file_stats.h"
 #include "uringscope/histogram.h"
 #include "uringscope/liburing_uprobes.h"
+#include "uringscope/target_info.h"
 
 namespace uringscope {
 
@@ -317,16 +318,6 @@ enum class IfAbsent { Off, On };
 // Whether the feature's row says it is on: the one way the CLI and the rules ask.
 bool feature_on(const std::vector<FeatureState>& features, FeatureId id,
                 IfAbsent if_absent = IfAbsent::Off);
-
-enum class TargetMode { Command, Pid, All };
-
-struct TargetInfo {
-  TargetMode mode = TargetMode::All;
-  std::vector<int> pids;
-  std::vector<std::string> command;
-
-  bool operator==(const TargetInfo&) const = default;
-};
 
 // The tool's own losses; each one degrades what the numbers mean. kToolFields (fields.h)
 // lists them with their names.

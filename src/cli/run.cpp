@@ -140,7 +140,7 @@ Snapshot observe(const Options& opts, Tracer& tracer, SnapshotSource& source, Ou
   work.after_detach();
   views.after_detach();
   if (opts.follow) source.add_followed(tracer.target_tgids());
-  Snapshot snap = source.take(true, true);
+  Snapshot snap = source.take_final(work.hazards(), work.waiting_samples());
   work.complete(snap);
   views.finish(snap);
   return snap;

@@ -87,12 +87,14 @@ void WindowWork::drain_trace(uint64_t budget) {
     trace_->delivered_before(began - std::min(began, kStagedLateNs));
 }
 
-void WindowWork::complete(Snapshot& snap) {
-  snap.leak.waiting_samples = waiting_.samples();
-  if (hazards_) {
-    snap.hazards = hazards_->result(snap.rings, tracer_.read_file_names());
-    snap.hazards.checked = true;
-  }
+std::function<HazardInfo(const std::vector<Ring>&)> WindowWork::hazards() const {
+  if (!hazards_) return {};
+  return [this](const std::vector<Ring>& rings) {
+    return hazards_->result(rings, tracer_.read_file_names());
+  };
+}
+
+void WindowWork::complete(const Snapshot& snap) {
   if (trace_) {
     trace_->set_dropped(snap.tool.trace_drops);
     trace_->finish(monotonic_ns(), ring_track_names(snap));

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -25,8 +26,12 @@ class WindowWork {
   void schedule(std::vector<PeriodicTask>& tasks);
   // Right after detaching: the last sample and reclaim, every record left.
   void after_detach();
-  // The final snapshot gets the waiting series and the hazards; --trace is finished.
-  void complete(Snapshot& snap);
+  // What the final snapshot takes from this work: the waiting series, and with --check
+  // the hazards, named after the snapshot's rings. Empty function without --check.
+  std::vector<WaitingSample> waiting_samples() const { return waiting_.samples(); }
+  std::function<HazardInfo(const std::vector<Ring>&)> hazards() const;
+  // --trace is finished with the final snapshot's ring names and drop count.
+  void complete(const Snapshot& snap);
 
  private:
   void sample_waiting(bool last);

@@ -62,15 +62,18 @@ std::optional<RingFdinfo> parse_ring_fdinfo(int fd, std::string_view text) {
   return RingFdinfo{fd, *sq_mask + 1, *cq_mask + 1};
 }
 
-void assign_ring_fds(std::vector<Ring>& rings,
-                     const std::map<uint32_t, std::vector<RingFdinfo>>& files_by_pid) {
-  for (Ring& ring : rings) {
-    if (ring.fd >= 0 || ring.source == RingSource::CatchAll) continue;
+std::vector<int> assign_ring_fds(const std::vector<RingFdQuery>& rings,
+                                 const std::map<uint32_t, std::vector<RingFdinfo>>& files_by_pid) {
+  std::vector<int> fds;
+  for (const RingFdQuery& ring : rings) fds.push_back(ring.fd);
+  for (std::size_t i = 0; i < rings.size(); ++i) {
+    const RingFdQuery& ring = rings[i];
+    if (fds[i] >= 0 || ring.pid == 0) continue;
     auto it = files_by_pid.find(ring.pid);
     if (it == files_by_pid.end()) continue;
     std::set<int> taken;
-    for (const Ring& other : rings) {
-      if (other.pid == ring.pid && other.fd >= 0) taken.insert(other.fd);
+    for (std::size_t j = 0; j < rings.size(); ++j) {
+      if (rings[j].pid == ring.pid && fds[j] >= 0) taken.insert(fds[j]);
     }
     std::optional<int> match;
     int matches = 0;
@@ -82,19 +85,19 @@ void assign_ring_fds(std::vector<Ring>& rings,
       match = file.fd;
       ++matches;
     }
-    if (matches == 1) ring.fd = *match;
+    if (matches == 1) fds[i] = *match;
   }
+  return fds;
 }
 
-void resolve_ring_fds_from_proc(std::vector<Ring>& rings) {
+std::vector<int> resolve_ring_fds_from_proc(const std::vector<RingFdQuery>& rings) {
   std::map<uint32_t, std::vector<RingFdinfo>> files_by_pid;
-  for (const Ring& ring : rings) {
-    if (ring.fd < 0 && ring.pid && ring.source != RingSource::CatchAll &&
-        !files_by_pid.count(ring.pid)) {
+  for (const RingFdQuery& ring : rings) {
+    if (ring.fd < 0 && ring.pid && !files_by_pid.count(ring.pid)) {
       files_by_pid[ring.pid] = ring_files_of(ring.pid);
     }
   }
-  if (!files_by_pid.empty()) assign_ring_fds(rings, files_by_pid);
+  return assign_ring_fds(rings, files_by_pid);
 }
 
 }  // namespace uringscope

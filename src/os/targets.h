@@ -9,7 +9,7 @@
 
 #include "os/process.h"
 #include "os/signals.h"
-#include "uringscope/snapshot.h"
+#include "uringscope/target_info.h"
 
 namespace uringscope {
 

@@ -291,6 +291,17 @@ Snapshot build_snapshot(const RawTables& raw, SnapshotContext context) {
   snap.boundary_measured = raw.cqe_order_known;
   snap.liburing = raw.liburing;
   aggregate(snap);
+  if (context.ring_fds) {
+    const std::vector<int> fds = context.ring_fds(snap.rings);
+    for (std::size_t i = 0; i < snap.rings.size() && i < fds.size(); ++i) {
+      if (snap.rings[i].fd < 0 && fds[i] >= 0) snap.rings[i].fd = fds[i];
+    }
+  }
+  if (context.hazards) {
+    snap.hazards = context.hazards(snap.rings);
+    snap.hazards.checked = true;
+  }
+  snap.leak.waiting_samples = std::move(context.waiting_samples);
   return snap;
 }
 

@@ -12,15 +12,7 @@ constexpr std::string_view kFdinfo =
     "SqTail:\t10\nCachedSqHead:\t10\nCqMask:\t0x7f\nCqHead:\t10\nCqTail:\t10\n"
     "SQEs:\t0\nCQEs:\t0\nSqThread:\t-1\n";
 
-Ring ring(uint32_t id, uint32_t pid, int fd, uint32_t sq, uint32_t cq) {
-  Ring r;
-  r.id = id;
-  r.pid = pid;
-  r.fd = fd;
-  r.sq_entries = sq;
-  r.cq_entries = cq;
-  return r;
-}
+RingFdQuery ring(uint32_t pid, int fd, uint32_t sq, uint32_t cq) { return {pid, fd, sq, cq}; }
 
 TEST(RingFds, ParsesIoUringFdinfo) {
   auto info = parse_ring_fdinfo(3, kFdinfo);
@@ -37,29 +29,39 @@ TEST(RingFds, OtherFilesAreNotRings) {
 }
 
 TEST(RingFds, UniqueMatchBySizeIsAssigned) {
-  std::vector<Ring> rings = {ring(0, 10, -1, 64, 128), ring(1, 10, 4, 8, 16)};
-  assign_ring_fds(rings, {{10, {{3, 64, 128}, {4, 8, 16}, {5, 256, 512}}}});
-  EXPECT_EQ(rings[0].fd, 3);
-  EXPECT_EQ(rings[1].fd, 4);
+  EXPECT_EQ(assign_ring_fds({ring(10, -1, 64, 128), ring(10, 4, 8, 16)},
+                            {{10, {{3, 64, 128}, {4, 8, 16}, {5, 256, 512}}}}),
+            (std::vector<int>{3, 4}));
 }
 
 TEST(RingFds, AmbiguousMatchStaysUnknown) {
   // Thread-per-core runtimes open several identical rings: sizes cannot tell them apart.
-  std::vector<Ring> rings = {ring(0, 10, -1, 64, 128)};
-  assign_ring_fds(rings, {{10, {{3, 64, 128}, {6, 64, 128}}}});
-  EXPECT_EQ(rings[0].fd, -1);
+  EXPECT_EQ(assign_ring_fds({ring(10, -1, 64, 128)}, {{10, {{3, 64, 128}, {6, 64, 128}}}}),
+            (std::vector<int>{-1}));
 }
 
 TEST(RingFds, FdsHeldByOtherRingsAreNotReused) {
-  std::vector<Ring> rings = {ring(0, 10, 3, 64, 128), ring(1, 10, -1, 64, 128)};
-  assign_ring_fds(rings, {{10, {{3, 64, 128}, {6, 64, 128}}}});
-  EXPECT_EQ(rings[1].fd, 6);
+  EXPECT_EQ(assign_ring_fds({ring(10, 3, 64, 128), ring(10, -1, 64, 128)},
+                            {{10, {{3, 64, 128}, {6, 64, 128}}}}),
+            (std::vector<int>{3, 6}));
 }
 
 TEST(RingFds, OtherProcessesFilesAreIgnored) {
-  std::vector<Ring> rings = {ring(0, 10, -1, 64, 128)};
-  assign_ring_fds(rings, {{11, {{3, 64, 128}}}});
-  EXPECT_EQ(rings[0].fd, -1);
+  EXPECT_EQ(assign_ring_fds({ring(10, -1, 64, 128)}, {{11, {{3, 64, 128}}}}),
+            (std::vector<int>{-1}));
+}
+
+TEST(RingFds, AFdFoundForAnEarlierRingIsHeld) {
+  // Two unknown rings of the same sizes and one file: the first takes it, the second
+  // must not get the same fd.
+  EXPECT_EQ(assign_ring_fds({ring(10, -1, 64, 128), ring(10, -1, 64, 128)},
+                            {{10, {{3, 64, 128}}}}),
+            (std::vector<int>{3, -1}));
+}
+
+TEST(RingFds, TheCatchAllRingIsNeverGivenAnFd) {
+  EXPECT_EQ(assign_ring_fds({ring(0, -1, 64, 128)}, {{0, {{3, 64, 128}}}}),
+            (std::vector<int>{-1}));
 }
 
 }  // namespace
