@@ -332,13 +332,7 @@ void define_options(CLI::App& app, Options& opts, Raw& raw) {
   add_flame_options(app, raw);
 }
 
-}  // namespace
-
-ValueOptions options_taking_values() {
-  CLI::App app;
-  Options opts;
-  Raw raw;
-  define_options(app, opts, raw);
+ValueOptions value_spellings(const CLI::App& app) {
   ValueOptions spellings;
   for (const CLI::Option* option : app.get_options()) {
     if (option->get_expected_min() == 0) continue;  // a flag: no value
@@ -346,6 +340,16 @@ ValueOptions options_taking_values() {
     for (const std::string& name : option->get_lnames()) spellings.insert("--" + name);
   }
   return spellings;
+}
+
+}  // namespace
+
+ValueOptions options_taking_values() {
+  CLI::App app;
+  Options opts;
+  Raw raw;
+  define_options(app, opts, raw);
+  return value_spellings(app);
 }
 
 Options parse_options(int argc, const char* const* argv) {
@@ -361,7 +365,7 @@ Options parse_options(int argc, const char* const* argv) {
     opts.top = true;
     words.erase(words.begin());
   }
-  Normalised normalised = normalise_json_flag(std::move(words), options_taking_values());
+  Normalised normalised = normalise_json_flag(std::move(words), value_spellings(app));
   // CLI11 takes the words in reverse order.
   std::vector<std::string> args(normalised.args.rbegin(), normalised.args.rend());
   try {
