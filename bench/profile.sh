@@ -22,8 +22,8 @@ usage: bench/profile.sh [options]
   --build-dir DIR   where uringscope and bench/loadgen were built (default:
                     $BENCH_BUILD_DIR, else ./build)
   --workload W      nop, read or read-async (default nop)
-  --limit MODE      run bench's limit instead of the default mode: 1 (empty programs)
-                    or timed (empty, one clock read per submit and CQE)
+  --limit MODE      run bench/limit on the default mode's hooks instead of uringscope:
+                    1 (empty programs) or timed (one clock read per submit and CQE)
   --trace           run uringscope with --trace (to a file in --out); the writer's own
                     CPU is sampled too and summed in a second table
   --cpu N           the CPU loadgen and its io-wq workers run on (default 1)
@@ -68,8 +68,9 @@ case $limit in "" | 1 | timed) ;; *) die "--limit: 1 or timed" ;; esac
 ((EUID == 0)) || die "run as root (perf -C and BPF)"
 command -v perf >/dev/null || die "perf is missing (apt-get install linux-perf)"
 command -v bpftool >/dev/null || die "bpftool is missing"
-uringscope=$build_dir/uringscope loadgen=$build_dir/bench/loadgen
-[[ -x $uringscope && -x $loadgen ]] || die "no uringscope or bench/loadgen in $build_dir (build first)"
+uringscope=$build_dir/uringscope loadgen=$build_dir/bench/loadgen limit_tool=$build_dir/bench/limit
+[[ -x $uringscope && -x $loadgen && -x $limit_tool ]] ||
+  die "no uringscope, bench/loadgen or bench/limit in $build_dir (build first)"
 [[ -n $out ]] || out=$(mktemp -d /tmp/uringscope-profile.XXXXXX)
 mkdir -p "$out"
 
@@ -78,10 +79,21 @@ mkdir -p "$out"
 lg=$!
 bg_pids+=("$lg")
 wait_for "$out/loadgen.err" '^READY' 300 "$lg" || die "loadgen did not start"
-env ${limit:+URINGSCOPE_EMPTY_PROGRAMS=$limit} "$uringscope" ${trace:+--trace "$out/trace.json"} -p "$lg" >"$out/uringscope.out" 2>&1 &
+if [[ -n $limit ]]; then
+  # The hooks a real run attaches on this kernel (-v lists them), taken by empty programs.
+  hooks=$("$uringscope" -v ${trace:+--trace /dev/null} -a -d 0.05 2>&1 | sed -n 's/^uringscope: programs: //p' | head -1)
+  [[ -n $hooks ]] || die "uringscope -v listed no programs"
+  timed=()
+  [[ $limit != timed ]] || timed=(--timed)
+  "$limit_tool" "${timed[@]}" --programs "$hooks" -p "$lg" >"$out/uringscope.out" 2>&1 &
+  attached='^limit: attached'
+else
+  "$uringscope" ${trace:+--trace "$out/trace.json"} -p "$lg" >"$out/uringscope.out" 2>&1 &
+  attached='uringscope: attached'
+fi
 us=$!
 bg_pids+=("$us")
-wait_for "$out/uringscope.out" 'uringscope: attached' 30 "$us" || die "uringscope did not attach"
+wait_for "$out/uringscope.out" "$attached" 30 "$us" || die "the tracer did not attach"
 kill -USR1 "$lg"
 sleep 0.5
 # With --trace the writer runs on another CPU: sample them all, loadgen's table still

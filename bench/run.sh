@@ -41,13 +41,13 @@ usage: bench/run.sh [options]
                        uringscope-noboundary is uringscope --no-boundary (the
                        default mode without the boundary); uringscope-files is
                        uringscope --files (per-file attribution);
-                       uringscope-limit is the default mode's own programs on its
-                       own hooks, each returning at once (URINGSCOPE_EMPTY_PROGRAMS=1):
-                       the physical limit of the design; uringscope-limit-trace is
-                       --trace /dev/null's programs the same way (that limit plus
-                       io_uring_file_get's hook); uringscope-timed is the
-                       same with one clock read in each submit and CQE program (the
-                       least that timing a request costs: URINGSCOPE_EMPTY_PROGRAMS=timed);
+                       uringscope-limit is bench/limit: empty programs on the
+                       hooks the default mode attaches (`uringscope -v` lists them),
+                       each returning at once: the physical limit of the design;
+                       uringscope-limit-trace is the same on --trace /dev/null's hooks
+                       (that limit plus io_uring_file_get's); uringscope-timed is
+                       uringscope-limit with one clock read in each submit and CQE
+                       program (the least that timing a request costs);
                        uringscope-boundary is
                        uringscope --boundary (the default, named for old comparisons);
                        uringscope-prev is the binary in $BENCH_PREV_URINGSCOPE (an
@@ -134,7 +134,8 @@ build_dir=$(cd "$build_dir" 2>/dev/null && pwd) || die "no build directory (see 
 uringscope=$build_dir/uringscope
 loadgen=$build_dir/bench/loadgen
 floor=$build_dir/bench/floor
-for bin in "$uringscope" "$loadgen" "$floor"; do
+limit=$build_dir/bench/limit
+for bin in "$uringscope" "$loadgen" "$floor" "$limit"; do
   [[ -x $bin ]] || die "$bin is missing: cmake --build $build_dir"
 done
 bt_script=$here/bpftrace/aggregate.bt

@@ -115,6 +115,7 @@ build_dir=$(cd "$build_dir" 2>/dev/null && pwd) || die "no build directory (see 
 uringscope=$build_dir/uringscope
 loadgen=$build_dir/bench/loadgen
 floor=$build_dir/bench/floor
+limit=$build_dir/bench/limit
 for bin in "$uringscope" "$loadgen"; do
   [[ -x $bin ]] || die "$bin is missing: cmake --build $build_dir"
 done

@@ -12,7 +12,6 @@
 SEC("fentry/io_req_post_cqe")
 int BPF_PROG(usc_aux_req, struct io_kiocb *req)
 {
-	US_EMPTY_EXIT();
 	__u32 zero = 0;
 	struct us_aux_post *p = bpf_map_lookup_elem(&aux_posts, &zero);
 

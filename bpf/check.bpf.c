@@ -63,7 +63,6 @@ struct {
 SEC("tp/syscalls/sys_enter_mremap")
 int usc_ck_mremap(struct trace_event_raw_sys_enter *args)
 {
-	US_EMPTY_EXIT();
 	struct us_mremap_call call = { .addr = args->args[0], .old_len = args->args[1],
 				       .new_len = args->args[2] };
 	__u64 tid = bpf_get_current_pid_tgid();
@@ -76,7 +75,6 @@ int usc_ck_mremap(struct trace_event_raw_sys_enter *args)
 SEC("tp/syscalls/sys_exit_mremap")
 int usc_ck_mremap_exit(struct trace_event_raw_sys_exit *args)
 {
-	US_EMPTY_EXIT();
 	__u64 tid = bpf_get_current_pid_tgid();
 	struct us_mremap_call *call = bpf_map_lookup_elem(&mremap_calls, &tid);
 	__u64 result = (__u64)args->ret;
@@ -97,7 +95,6 @@ int usc_ck_mremap_exit(struct trace_event_raw_sys_exit *args)
 SEC("tp/syscalls/sys_enter_munmap")
 int usc_ck_munmap(struct trace_event_raw_sys_enter *args)
 {
-	US_EMPTY_EXIT();
 	memory_dropped(args->args[0], args->args[1], US_CK_MUNMAP, 0);
 	return 0;
 }
@@ -105,7 +102,6 @@ int usc_ck_munmap(struct trace_event_raw_sys_enter *args)
 SEC("tp/syscalls/sys_enter_madvise")
 int usc_ck_madvise(struct trace_event_raw_sys_enter *args)
 {
-	US_EMPTY_EXIT();
 	__u32 advice = (__u32)args->args[2];
 
 	if (advice == US_MADV_DONTNEED || advice == US_MADV_FREE || advice == US_MADV_REMOVE)
@@ -126,7 +122,6 @@ struct us_rsrc_update2 {
 SEC("tp/syscalls/sys_enter_io_uring_register")
 int usc_ck_register(struct trace_event_raw_sys_enter *args)
 {
-	US_EMPTY_EXIT();
 	/* IORING_REGISTER_USE_REGISTERED_RING (6.3): the fd is a registered-ring index. */
 	const __u32 use_registered = 1u << 31;
 	__u32 opcode = (__u32)args->args[1] & ~use_registered;

@@ -313,7 +313,6 @@ static __always_inline void on_complete(void *ctx, bool direct, __u64 req_addr,
 SEC("tp_btf/io_uring_complete")
 int BPF_PROG(usc_cqe, struct io_ring_ctx *ring_ctx, void *req, struct io_uring_cqe *cqe)
 {
-	US_EMPTY_EXIT_TIMED();
 	on_complete(ring_ctx, true, (__u64)req, cqe->user_data, cqe->res, cqe->flags);
 	return 0;
 }
@@ -321,7 +320,6 @@ int BPF_PROG(usc_cqe, struct io_ring_ctx *ring_ctx, void *req, struct io_uring_c
 SEC("tp_btf/io_uring_complete")
 int BPF_PROG(usc_cqe_req, void *ring_ctx, void *req, __u64 user_data, int res, unsigned int cflags)
 {
-	US_EMPTY_EXIT_TIMED();
 	on_complete(ring_ctx, false, (__u64)req, user_data, res, cflags);
 	return 0;
 }
@@ -329,7 +327,6 @@ int BPF_PROG(usc_cqe_req, void *ring_ctx, void *req, __u64 user_data, int res, u
 SEC("tp_btf/io_uring_complete")
 int BPF_PROG(usc_cqe_ud, void *ring_ctx, __u64 user_data, int res, unsigned int cflags)
 {
-	US_EMPTY_EXIT_TIMED();
 	on_complete(ring_ctx, false, 0, user_data, res, cflags);
 	return 0;
 }
@@ -343,7 +340,6 @@ int BPF_PROG(usc_cqe_ud, void *ring_ctx, __u64 user_data, int res, unsigned int 
 SEC("tp_btf/io_uring_cqe_overflow")
 int BPF_PROG(usc_cqe_ovf, void *ring_ctx, __u64 user_data, __s32 res, __u32 cflags, void *ocqe)
 {
-	US_EMPTY_EXIT();
 	__u32 ring = ring_lookup((__u64)ring_ctx);
 	struct us_inflight *w;
 	__u64 req;

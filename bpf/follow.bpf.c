@@ -30,7 +30,6 @@ static __always_inline void set_target_bit(__u32 tgid, bool on)
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(usc_fork, struct task_struct *parent, struct task_struct *child)
 {
-	US_EMPTY_EXIT();
 	if (!follow_forks || child->pid != child->tgid)
 		return 0;
 	if (!is_target_tgid(task_tgid(parent)))
@@ -48,7 +47,6 @@ int BPF_PROG(usc_fork, struct task_struct *parent, struct task_struct *child)
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(usc_fork_exit, struct task_struct *task)
 {
-	US_EMPTY_EXIT();
 	__u32 tgid = task_tgid(task);
 	__u8 one = 1;
 

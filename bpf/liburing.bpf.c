@@ -114,14 +114,12 @@ static __always_inline void lu_handed(const struct us_lu_call *call, struct us_r
 SEC("uprobe")
 int BPF_KPROBE(usc_lu_submit, void *uring)
 {
-	US_EMPTY_EXIT();
 	return lu_enter((__u64)uring, 0);
 }
 
 SEC("uretprobe")
 int BPF_KRETPROBE(usc_lu_submit_ret, int ret)
 {
-	US_EMPTY_EXIT();
 	struct us_lu_call call;
 	struct us_ring_stats *rs = lu_take(&call);
 
@@ -136,14 +134,12 @@ int BPF_KRETPROBE(usc_lu_submit_ret, int ret)
 SEC("uprobe")
 int BPF_KPROBE(usc_lu_get, void *uring, void *cqe_ptr)
 {
-	US_EMPTY_EXIT();
 	return lu_enter((__u64)uring, (__u64)cqe_ptr);
 }
 
 SEC("uretprobe")
 int BPF_KRETPROBE(usc_lu_get_ret, int ret)
 {
-	US_EMPTY_EXIT();
 	struct us_lu_call call;
 	struct us_ring_stats *rs = lu_take(&call);
 	__u64 cqe = 0;
@@ -159,14 +155,12 @@ int BPF_KRETPROBE(usc_lu_get_ret, int ret)
 SEC("uprobe")
 int BPF_KPROBE(usc_lu_batch, void *uring, void *cqes)
 {
-	US_EMPTY_EXIT();
 	return lu_enter((__u64)uring, (__u64)cqes);
 }
 
 SEC("uretprobe")
 int BPF_KRETPROBE(usc_lu_batch_ret, unsigned int ret)
 {
-	US_EMPTY_EXIT();
 	struct us_lu_call call;
 	struct us_ring_stats *rs = lu_take(&call);
 	__u64 now, cqe;

@@ -47,7 +47,6 @@ static __always_inline void on_poll_arm(struct io_kiocb *req, __u64 req_addr, bo
 SEC("tp_btf/io_uring_poll_arm")
 int BPF_PROG(usc_poll_arm, struct io_kiocb *req, int mask, int events)
 {
-	US_EMPTY_EXIT();
 	on_poll_arm(req, tp_arg_bits(ctx, 0), true);
 	return 0;
 }
@@ -55,7 +54,6 @@ int BPF_PROG(usc_poll_arm, struct io_kiocb *req, int mask, int events)
 SEC("tp_btf/io_uring_poll_arm")
 int BPF_PROG(usc_poll_arm_ctx, void *ring_ctx, void *req)
 {
-	US_EMPTY_EXIT();
 	on_poll_arm(req, (__u64)req, false);
 	return 0;
 }

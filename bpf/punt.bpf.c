@@ -62,7 +62,6 @@ static __always_inline void on_punt(struct io_kiocb *req, __u64 req_addr, int ha
 SEC("tp_btf/io_uring_queue_async_work")
 int BPF_PROG(usc_punt, struct io_kiocb *req, int rw)
 {
-	US_EMPTY_EXIT();
 	on_punt(req, tp_arg_bits(ctx, 0), rw, true);
 	return 0;
 }
@@ -71,7 +70,6 @@ SEC("tp_btf/io_uring_queue_async_work")
 int BPF_PROG(usc_punt_ctx_req, void *ring_ctx, void *req, __u64 user_data, __u8 opcode,
 	     unsigned int flags, void *work, int rw)
 {
-	US_EMPTY_EXIT();
 	on_punt(req, (__u64)req, rw, false);
 	return 0;
 }
@@ -79,7 +77,6 @@ int BPF_PROG(usc_punt_ctx_req, void *ring_ctx, void *req, __u64 user_data, __u8 
 SEC("tp_btf/io_uring_queue_async_work")
 int BPF_PROG(usc_punt_ctx_rw, void *ring_ctx, int rw, void *req)
 {
-	US_EMPTY_EXIT();
 	on_punt(req, (__u64)req, rw, false);
 	return 0;
 }

@@ -23,7 +23,6 @@
 SEC("raw_tp/workqueue_execute_end")
 int BPF_PROG(usc_ring_exit, __u64 work, __u64 function)
 {
-	US_EMPTY_EXIT();
 	struct us_retired retired = {};
 	__u64 ring_ctx;
 	__u32 *row;

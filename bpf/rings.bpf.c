@@ -24,7 +24,6 @@ static __always_inline void forget_reused_ctx(__u64 ctx)
 SEC("tp_btf/io_uring_create")
 int BPF_PROG(usc_create, int fd, void *ring_ctx, __u32 sq_entries, __u32 cq_entries, __u32 flags)
 {
-	US_EMPTY_EXIT();
 	struct us_ring_seed seed = {};
 
 	if (!current_is_target()) {
@@ -52,7 +51,6 @@ int BPF_PROG(usc_create, int fd, void *ring_ctx, __u32 sq_entries, __u32 cq_entr
 SEC("iter/task_file")
 int usc_ring_fds(struct bpf_iter__task_file *it)
 {
-	US_EMPTY_EXIT();
 	static const char want[] = "[io_uring]";
 	struct us_ring_seed seed = {};
 	struct us_ctx_geometry g = {};
@@ -160,7 +158,6 @@ static __always_inline int count_enter(__u32 fd, __u64 to_submit, __u32 flags)
 SEC("fentry/__arm64_sys_io_uring_enter")
 int BPF_PROG(usc_enter_fentry, const struct pt_regs *regs)
 {
-	US_EMPTY_EXIT();
 	/* arm64 syscall arguments: x0-x5. */
 	return count_enter((__u32)BPF_CORE_READ(regs, regs[0]), (__u32)BPF_CORE_READ(regs, regs[1]),
 			   (__u32)BPF_CORE_READ(regs, regs[3]));
@@ -169,7 +166,6 @@ int BPF_PROG(usc_enter_fentry, const struct pt_regs *regs)
 SEC("fentry/__x64_sys_io_uring_enter")
 int BPF_PROG(usc_enter_fentry, const struct pt_regs *regs)
 {
-	US_EMPTY_EXIT();
 	/* x86-64 syscall arguments: di, si, dx, r10, r8, r9. */
 	return count_enter((__u32)BPF_CORE_READ(regs, di), (__u32)BPF_CORE_READ(regs, si),
 			   (__u32)BPF_CORE_READ(regs, r10));
@@ -179,6 +175,5 @@ int BPF_PROG(usc_enter_fentry, const struct pt_regs *regs)
 SEC("tp/syscalls/sys_enter_io_uring_enter")
 int usc_enter(struct trace_event_raw_sys_enter *args)
 {
-	US_EMPTY_EXIT();
 	return count_enter((__u32)args->args[0], (__u32)args->args[1], (__u32)args->args[3]);
 }

@@ -50,7 +50,6 @@ const volatile __u32 self_tgid = 0;
 const volatile bool boundary_on = false;
 const volatile bool aux_req_on = false;
 const volatile bool files_on = false;
-const volatile __u32 empty_programs = US_EMPTY_OFF;
 
 __u32 ring_rows = 0;
 __u32 opstat_rows = 0;

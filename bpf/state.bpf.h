@@ -268,26 +268,6 @@ extern const volatile bool boundary_on;
 extern const volatile bool aux_req_on;
 /* Per-file attribution (files.bpf.h); off, its calls are dead code. */
 extern const volatile bool files_on;
-/* bench/'s limits (enum us_empty_mode): every program returns at once, so the same
- * programs on the same hooks cost no more than being run. The verifier drops the rest
- * of each program as dead code; in a real run it drops the test. */
-extern const volatile __u32 empty_programs;
-#define US_EMPTY_EXIT()                 \
-	do {                            \
-		if (empty_programs)     \
-			return 0;       \
-	} while (0)
-/* The same for the programs that time a request (submit, CQE): in US_EMPTY_TIMED they
- * read the clock before returning, the one read each that a latency needs. */
-#define US_EMPTY_EXIT_TIMED()                                   \
-	do {                                                    \
-		if (empty_programs) {                           \
-			if (empty_programs == US_EMPTY_TIMED)   \
-				bpf_ktime_get_ns();             \
-			return 0;                               \
-		}                                               \
-	} while (0)
-
 /* Allocation cursors (rows handed out after the catch-all row 0) and tool counters. */
 extern __u32 ring_rows;
 extern __u32 opstat_rows;

@@ -185,7 +185,6 @@ static __always_inline void on_submit(struct io_kiocb *req, __u64 req_addr, bool
 SEC("tp_btf/io_uring_submit_req")
 int BPF_PROG(usc_sub_req, struct io_kiocb *req)
 {
-	US_EMPTY_EXIT_TIMED();
 	on_submit(req, tp_arg_bits(ctx, 0), true);
 	return 0;
 }
@@ -193,7 +192,6 @@ int BPF_PROG(usc_sub_req, struct io_kiocb *req)
 SEC("tp_btf/io_uring_submit_sqe")
 int BPF_PROG(usc_sub_sqe, struct io_kiocb *req, bool force_nonblock)
 {
-	US_EMPTY_EXIT_TIMED();
 	on_submit(req, tp_arg_bits(ctx, 0), true);
 	return 0;
 }
@@ -201,7 +199,6 @@ int BPF_PROG(usc_sub_sqe, struct io_kiocb *req, bool force_nonblock)
 SEC("tp_btf/io_uring_submit_sqe")
 int BPF_PROG(usc_sub_sqe_ctx, void *ring_ctx, void *req)
 {
-	US_EMPTY_EXIT_TIMED();
 	on_submit(req, (__u64)req, false);
 	return 0;
 }
@@ -214,7 +211,6 @@ int BPF_PROG(usc_sub_sqe_ctx, void *ring_ctx, void *req)
 SEC("tp_btf/io_uring_req_failed")
 int BPF_PROG(usc_req_failed, const struct io_uring_sqe *sqe, struct io_kiocb *req, int error)
 {
-	US_EMPTY_EXIT();
 	struct us_inflight_bucket *b;
 	struct us_inflight *w;
 	struct us_opstat *os;

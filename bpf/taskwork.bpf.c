@@ -18,7 +18,6 @@
 SEC("tp_btf/io_uring_task_add")
 int BPF_PROG(usc_task_add, struct io_kiocb *req, int mask)
 {
-	US_EMPTY_EXIT();
 	struct us_inflight *w = inflight_find(tp_arg_bits(ctx, 0));
 	struct us_ring_info *info;
 	struct us_ring_stats *rs;
@@ -47,7 +46,6 @@ int BPF_PROG(usc_task_add, struct io_kiocb *req, int mask)
 SEC("tp_btf/io_uring_task_work_run")
 int BPF_PROG(usc_tw_run, void *tctx, unsigned int count)
 {
-	US_EMPTY_EXIT();
 	struct io_uring_task *task_ctx = tctx;
 	struct us_ring_stats *rs;
 	__u32 ring;
@@ -68,7 +66,6 @@ int BPF_PROG(usc_tw_run, void *tctx, unsigned int count)
 SEC("tp_btf/io_uring_local_work_run")
 int BPF_PROG(usc_local_tw, void *ring_ctx, int count, unsigned int loops)
 {
-	US_EMPTY_EXIT();
 	__u32 ring = ring_lookup((__u64)ring_ctx);
 	struct us_ring_stats *rs;
 	__u64 queued;

@@ -69,7 +69,6 @@ static __always_inline bool is_worker_comm(const struct task_struct *task)
 SEC("tp_btf/sched_switch")
 int BPF_PROG(usc_sched, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	US_EMPTY_EXIT();
 	struct us_thread *t;
 	__u64 now;
 	__u32 tid;
@@ -114,7 +113,6 @@ static __always_inline bool is_io_thread_comm(const struct task_struct *task)
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(usc_thread_exit, struct task_struct *task)
 {
-	US_EMPTY_EXIT();
 	__u32 tid;
 
 	if (!is_io_thread_comm(task))

@@ -17,7 +17,6 @@
 SEC("tp_btf/io_uring_file_get")
 int BPF_PROG(usc_file_get, struct io_kiocb *req, int fd)
 {
-	US_EMPTY_EXIT();
 	struct us_trace_args t = { .kind = US_TR_ISSUE };
 	struct us_inflight *w;
 

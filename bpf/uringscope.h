@@ -125,15 +125,6 @@ enum us_cqe_order {
 	US_CQE_ORDER_IN_TAIL,
 };
 
-/* bench/'s limits (bench/README.md), never set in real use: every program returns at
- * once, and in US_EMPTY_TIMED the submit and CQE programs read the clock first, as
- * timing a request needs at least that. */
-enum us_empty_mode {
-	US_EMPTY_OFF,
-	US_EMPTY_PROGRAMS,
-	US_EMPTY_TIMED,
-};
-
 /* liburing.so.2's struct io_uring on LP64 (stable across 2.x), as the uprobes read it
  * from the program's memory; test/unit checks it against liburing.h. */
 #define US_LU_CQ_CQES_OFF 152 /* struct io_uring_cqe *cq.cqes */

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Sourced by the bench drivers: the tracers a run can be measured under, started and
 # ready before loadgen's clock starts and stopped after it, and one timed run.
-# Needs: procs.sh, quiet.sh; $uringscope, $floor, $loadgen, $logdir, $shm, $bt_script;
+# Needs: procs.sh, quiet.sh; $uringscope, $floor, $limit, $loadgen, $logdir, $shm, $bt_script;
 # $spine_ok (1 when probe_spine found URINGSCOPE_SKIP_FEATURES honoured).
 
 have_tracer() {
@@ -49,11 +49,29 @@ probe_spine() {
   [[ -n $a && -n $b && $b -lt $a ]]
 }
 
+# The limits take the hooks a real run attaches on this kernel, which `uringscope -v`
+# lists: learnt once per mode (a short system-wide run before any clock starts) into
+# limit_hooks_<mode>, and handed to bench/limit in `hooks`.
+limit_hooks_for() {
+  local mode=$1 var=limit_hooks_$1 found
+  shift
+  if [[ -z ${!var:-} ]]; then
+    found=$("$uringscope" -v "$@" -a -d 0.05 2>&1 | sed -n 's/^uringscope: programs: //p' | head -1)
+    [[ -n $found ]] || { note "uringscope -v $* listed no programs"; return 1; }
+    printf -v "$var" '%s' "$found"
+  fi
+  hooks=${!var}
+}
+
 # --- tracers --------------------------------------------------------------------------
 tracer_pid=""
 # start_tracer NAME TARGET_PID LOG: starts it and returns once it is attached.
 start_tracer() {
   local name=$1 target=$2 log=$3 pre
+  case $name in
+    uringscope-limit | uringscope-timed) limit_hooks_for default || return 1 ;;
+    uringscope-limit-trace) limit_hooks_for trace --trace /dev/null || return 1 ;;
+  esac
   pre=$(tracing_prog_ids | sort)
   case $name in
     uringscope) "$uringscope" -p "$target" >"$log" 2>&1 & ;;
@@ -74,16 +92,16 @@ start_tracer() {
     uringscope-boundary) "$uringscope" --boundary -p "$target" >"$log" 2>&1 & ;;
     uringscope-noboundary) "$uringscope" --no-boundary -p "$target" >"$log" 2>&1 & ;;
     uringscope-files) "$uringscope" --files -p "$target" >"$log" 2>&1 & ;;
-    # The physical limit of this design: the default mode's programs on its hooks, each
-    # returning at once (URINGSCOPE_EMPTY_PROGRAMS, bench only).
-    uringscope-limit) env URINGSCOPE_EMPTY_PROGRAMS=1 "$uringscope" -p "$target" >"$log" 2>&1 & ;;
-    # --trace's programs the same way (the default's hooks and io_uring_file_get, which
-    # --trace adds on every issue), no record sent: against uringscope-limit, the price
-    # of that one more hook.
-    uringscope-limit-trace) env URINGSCOPE_EMPTY_PROGRAMS=1 "$uringscope" --trace /dev/null -p "$target" >"$log" 2>&1 & ;;
-    # The same, but the submit and CQE programs read the clock once each before returning:
-    # the least that timing a request costs.
-    uringscope-timed) env URINGSCOPE_EMPTY_PROGRAMS=timed "$uringscope" -p "$target" >"$log" 2>&1 & ;;
+    # The physical limit of this design: empty programs of bench/limit on the default
+    # mode's hooks, each returning at once.
+    uringscope-limit) "$limit" --programs "$hooks" -p "$target" >"$log" 2>&1 & ;;
+    # --trace's hooks the same way (the default's and io_uring_file_get, which --trace
+    # adds on every issue), no record sent: against uringscope-limit, the price of that
+    # one more hook.
+    uringscope-limit-trace) "$limit" --programs "$hooks" -p "$target" >"$log" 2>&1 & ;;
+    # The same as uringscope-limit, but the submit and CQE programs read the clock once
+    # each before returning: the least that timing a request costs.
+    uringscope-timed) "$limit" --timed --programs "$hooks" -p "$target" >"$log" 2>&1 & ;;
     uringscope-prev) "$BENCH_PREV_URINGSCOPE" -p "$target" >"$log" 2>&1 & ;;
     uringscope-prev-trace) "$BENCH_PREV_URINGSCOPE" --trace "$shm/trace.json" -p "$target" >"$log" 2>&1 & ;;
     floor) "$floor" >"$log" 2>&1 & ;;
@@ -103,6 +121,7 @@ start_tracer() {
   tracer_pid=$!
   bg_pids+=("$tracer_pid")
   case $name in
+    uringscope-limit* | uringscope-timed) wait_for "$log" '^limit: attached' 30 "$tracer_pid" ;;
     uringscope*) wait_for "$log" 'uringscope: attached' 30 "$tracer_pid" ;;
     floor) wait_for "$log" '^floor: attached' 30 "$tracer_pid" ;;
     bpftrace) wait_for "$log" '^attached' 60 "$tracer_pid" ;;
@@ -146,7 +165,8 @@ stop_tracer() {
   local rc=0
   [[ $name != uringscope-trace-stopped ]] || kill -CONT "$tracer_pid"
   case $name in
-    # With -p it ends by itself once the target has exited, then prints its report.
+    # With -p it ends by itself once the target has exited, then prints its report (the
+    # limit, then, just detaches).
     uringscope*) stop "$tracer_pid" "" 10 || rc=$? ;;
     # perf exits with 130 after SIGINT (bpftrace and the floor with 0).
     *) stop "$tracer_pid" INT 120 || rc=$? ;;

@@ -197,7 +197,7 @@ void add_watch_options(CLI::App& app, Options& opts, Raw& raw) {
                "per liburing call)");
   app.add_flag("--list-ops", opts.list_ops,
                "The io_uring opcode table, marking which ops this kernel has");
-  app.add_flag("-v,--verbose", opts.verbose, "Show libbpf and BPF verifier messages");
+  app.add_flag("-v,--verbose", opts.verbose, "Show libbpf and BPF verifier messages, and the programs attached");
   app.add_flag("--keep-root", opts.keep_root,
                "Under sudo, run CMD as root instead of as the invoking user");
   app.add_flag("--version", opts.version,

@@ -87,13 +87,6 @@ TracerConfig tracer_config(const Options& opts, const Targets& targets, const Ta
   config.boundary = opts.boundary;
   config.files = opts.files;
   config.liburing = opts.liburing;
-  // bench/'s limits only (bench/README.md: uringscope-limit, uringscope-timed): never set
-  // in real use.
-  const char* empty = std::getenv("URINGSCOPE_EMPTY_PROGRAMS");
-  const std::string_view empty_mode = empty ? empty : "";
-  config.empty_programs = empty_mode == "1"       ? US_EMPTY_PROGRAMS
-                          : empty_mode == "timed" ? US_EMPTY_TIMED
-                                                  : US_EMPTY_OFF;
   return config;
 }
 
@@ -180,6 +173,9 @@ int trace_run(const Options& opts) {
                    outputs.metrics ? fmt::format("; metrics at {}", outputs.metrics->url()) : "",
                    targets.info.mode == TargetMode::Command ? "" : "; Ctrl-C ends the run"))
             << std::endl;
+  if (opts.verbose) {
+    std::cerr << fmt::format("uringscope: programs: {}", fmt::join(tracer.attached_programs(), ",")) << std::endl;
+  }
 
   const uint64_t start_ns = monotonic_ns();
   SnapshotSource source(tracer, kernel, targets.info, start_ns, opts.leak_age_s);

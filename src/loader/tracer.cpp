@@ -238,7 +238,6 @@ void Tracer::open_configured(const KernelSupport& support, const std::set<std::s
   ro->self_tgid = static_cast<uint32_t>(getpid());
   ro->boundary_on = config_.boundary;
   ro->files_on = config_.files;
-  ro->empty_programs = config_.empty_programs;
   ro->aux_req_on = bpf_program__autoload(skel_->progs.usc_aux_req);
 }
 
@@ -283,6 +282,7 @@ bool Tracer::attach_enter(std::vector<AttachFailure>& failures) {
   }
   if (bpf_link* link = bpf_program__attach(fentry)) {
     links_.emplace_back(link);
+    attached_.emplace_back(bpf_program__name(fentry));
     enter_detail_ = fmt::format("fentry on {}", kEnterFentryFunction);
     return true;
   }
@@ -319,6 +319,7 @@ std::vector<AttachFailure> Tracer::attach() {
       continue;
     }
     links_.emplace_back(link);
+    attached_.push_back(name);
   }
   return failures;
 }

@@ -48,9 +48,6 @@ struct TracerConfig {
   bool boundary = false;       // SQ wait, CQ depth and reap lag (bpf/boundary.bpf.h)
   bool liburing = false;       // --liburing: uprobes on a shared liburing (bpf/liburing.bpf.c)
   bool files = false;          // --files: per-file rows (bpf/files.bpf.h)
-  // bench/'s limits (URINGSCOPE_EMPTY_PROGRAMS=1 or =timed; enum us_empty_mode): the same
-  // programs, each returning at once. Nothing is measured; only what running them costs.
-  uint32_t empty_programs = US_EMPTY_OFF;
 };
 
 class Tracer {
@@ -73,6 +70,8 @@ class Tracer {
   // any other program that fails is returned and its feature is off for the run.
   std::vector<AttachFailure> attach();
   std::size_t attached_count() const { return links_.size(); }
+  // The programs attached, by name (-v lists them; bench/'s limit takes the same hooks).
+  const std::vector<std::string>& attached_programs() const { return attached_; }
   // How io_uring_enter is counted in this run, once attached: the fentry or the syscall
   // tracepoint, and why not the fentry. Empty when the feature is off.
   const std::string& enter_detail() const { return enter_detail_; }
@@ -119,6 +118,7 @@ class Tracer {
   std::unique_ptr<RecordBuffer> trace_rb_;
   std::unique_ptr<RecordBuffer> check_rb_;
   std::vector<LinkPtr> links_;
+  std::vector<std::string> attached_;
   // Runs usc_trace_flush on every CPU; false when one of them could not be flushed (its
   // stage stayed busy, or the run failed).
   bool flush_trace_stages();
