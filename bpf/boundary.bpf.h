@@ -25,18 +25,19 @@
 #include "tables.bpf.h"
 #include "bits.bpf.h"
 
-#define US_WATCH_SETTING 1 /* US_RC_REAP_WATCH_NS while a CPU fills in the watch */
+#define US_WATCH_SETTING 1 /* a watch's start time while a CPU fills it in */
 
 enum { US_TICK_UNINIT, US_TICK_IDLE, US_TICK_RUNNING };
 
 /* The head is past the watched CQE: its lag goes in the histogram, the watch ends. */
-static __always_inline void reap_seen(struct us_ring_stats *rs, __u64 posted, __u64 now)
+static __always_inline void reap_seen(struct us_ring_stats *rs, struct us_ring_watch *w,
+				      __u64 posted, __u64 now)
 {
 	__u64 lag = now - posted;
-	__u64 seen = rs->counters[US_RC_REAP_SEEN_NS];
+	__u64 seen = w->reap_seen_ns;
 	__u64 gap = seen > posted && seen < now ? now - seen : lag;
 
-	if (__sync_val_compare_and_swap(&rs->counters[US_RC_REAP_WATCH_NS], posted, 0) != posted)
+	if (__sync_val_compare_and_swap(&w->reap_posted_ns, posted, 0) != posted)
 		return; /* another CPU saw it first */
 	__sync_fetch_and_add(&rs->reap_hist[hist_slot(lag)], 1);
 	__sync_fetch_and_add(&rs->reap_lo_hist[hist_slot(lag - gap)], 1);
@@ -79,28 +80,30 @@ static __always_inline __u32 cq_depth(struct io_ring_ctx *ctx, bool direct)
 }
 
 /* Whether the watched CQE is behind `head` at `now`; true when nothing is watched. */
-static __always_inline bool reap_look_at(struct us_ring_stats *rs, __u32 head, __u64 now)
+static __always_inline bool reap_look_at(struct us_ring_stats *rs, struct us_ring_watch *w,
+					 __u32 head, __u64 now)
 {
-	__u64 posted = rs->counters[US_RC_REAP_WATCH_NS];
+	__u64 posted = w->reap_posted_ns;
 
 	if (posted <= US_WATCH_SETTING)
 		return posted == 0;
-	if ((__s32)(head - (__u32)rs->counters[US_RC_REAP_WATCH_POS]) > 0) {
-		reap_seen(rs, posted, now);
+	if ((__s32)(head - (__u32)w->reap_pos) > 0) {
+		reap_seen(rs, w, posted, now);
 		return true;
 	}
-	rs->counters[US_RC_REAP_SEEN_NS] = now;
+	w->reap_seen_ns = now;
 	return false;
 }
 
 /* As reap_look_at(), from a program with no clock read of its own to share. */
-static __always_inline bool reap_look(struct io_ring_ctx *ctx, struct us_ring_stats *rs)
+static __always_inline bool reap_look(struct io_ring_ctx *ctx, struct us_ring_stats *rs,
+				      struct us_ring_watch *w)
 {
-	__u64 posted = rs->counters[US_RC_REAP_WATCH_NS];
+	__u64 posted = w->reap_posted_ns;
 
 	if (posted <= US_WATCH_SETTING)
 		return posted == 0;
-	return reap_look_at(rs, cq_head(ctx, false), bpf_ktime_get_ns());
+	return reap_look_at(rs, w, cq_head(ctx, false), bpf_ktime_get_ns());
 }
 
 /* A submit of the ring at `now`: is the watched CQE reaped by now? direct: as for
@@ -108,13 +111,17 @@ static __always_inline bool reap_look(struct io_ring_ctx *ctx, struct us_ring_st
 static __always_inline void boundary_look(struct io_ring_ctx *ctx, __u32 ring, __u64 now,
 					  bool direct)
 {
+	struct us_ring_watch *w;
 	struct us_ring_stats *rs;
 
 	if (!boundary_on)
 		return;
+	w = ring_watch_row(ring);
+	if (!w || w->reap_posted_ns <= US_WATCH_SETTING)
+		return;
 	rs = ring_stats_row(ring);
-	if (rs && rs->counters[US_RC_REAP_WATCH_NS] > US_WATCH_SETTING)
-		reap_look_at(rs, cq_head(ctx, direct), now);
+	if (rs)
+		reap_look_at(rs, w, cq_head(ctx, direct), now);
 }
 
 #endif /* URINGSCOPE_BOUNDARY_BPF_H */

@@ -29,13 +29,15 @@ static __always_inline void cqe_order_learn(struct io_ring_ctx *ctx, __u64 user_
 static __always_inline void boundary_cqe(struct io_ring_ctx *ctx, __u32 ring, bool direct,
 					 __u64 now)
 {
+	struct us_ring_watch *w;
 	struct us_ring_stats *rs;
 	__u32 tail, head, depth, entries;
 
 	if (!boundary_on || cqe_order == US_CQE_ORDER_UNKNOWN || ring == US_RING_CATCHALL)
 		return;
 	rs = ring_stats_row(ring);
-	if (!rs)
+	w = ring_watch_row(ring);
+	if (!rs || !w)
 		return;
 	tail = cq_tail_posted(ctx, direct);
 	head = cq_head(ctx, direct);
@@ -50,13 +52,13 @@ static __always_inline void boundary_cqe(struct io_ring_ctx *ctx, __u32 ring, bo
 	rs->counters[US_RC_CQ_DEPTH_SAMPLES]++;
 	rs->counters[US_RC_CQ_DEPTH_SUM] += depth;
 	counter_max(&rs->counters[US_RC_CQ_DEPTH_MAX], depth);
-	if (!reap_look_at(rs, head, now))
+	if (!reap_look_at(rs, w, head, now))
 		return; /* the one watched is still waiting */
-	if (__sync_val_compare_and_swap(&rs->counters[US_RC_REAP_WATCH_NS], 0, US_WATCH_SETTING))
+	if (__sync_val_compare_and_swap(&w->reap_posted_ns, 0, US_WATCH_SETTING))
 		return;
-	rs->counters[US_RC_REAP_WATCH_POS] = tail - 1;
-	rs->counters[US_RC_REAP_SEEN_NS] = now;
-	rs->counters[US_RC_REAP_WATCH_NS] = now;
+	w->reap_pos = tail - 1;
+	w->reap_seen_ns = now;
+	w->reap_posted_ns = now;
 	tick_start(ring);
 }
 

@@ -23,12 +23,13 @@
 #include "boundary.bpf.h"
 
 /* The watched SQE, first seen at `seen`, is taken: its wait goes in the histogram. */
-static __always_inline void sq_taken(struct us_ring_stats *rs, __u64 seen, __u64 now)
+static __always_inline void sq_taken(struct us_ring_stats *rs, struct us_ring_watch *w,
+				     __u64 seen, __u64 now)
 {
 	__u64 wait = now - seen;
-	__u64 res = rs->counters[US_RC_SQ_WATCH_RES_NS];
+	__u64 res = w->sq_res_ns;
 
-	if (__sync_val_compare_and_swap(&rs->counters[US_RC_SQ_WATCH_NS], seen, 0) != seen)
+	if (__sync_val_compare_and_swap(&w->sq_seen_ns, seen, 0) != seen)
 		return; /* another CPU saw it first */
 	__sync_fetch_and_add(&rs->sq_wait_hist[hist_slot(wait)], 1);
 	__sync_fetch_and_add(&rs->counters[US_RC_SQ_WAITS], 1);
@@ -63,24 +64,24 @@ static __always_inline void sq_indices(struct io_ring_ctx *ctx, bool direct, __u
  * late, far below the timer's tick.
  */
 static __always_inline void sq_look(struct io_ring_ctx *ctx, struct us_ring_stats *rs,
-				    __u64 now, bool direct, bool pickup)
+				    struct us_ring_watch *w, __u64 now, bool direct, bool pickup)
 {
-	__u64 seen = rs->counters[US_RC_SQ_WATCH_NS];
-	__u64 last_ns = rs->counters[US_RC_SQ_LOOK_NS];
-	__u32 last_tail = (__u32)rs->counters[US_RC_SQ_LOOK_TAIL];
+	__u64 seen = w->sq_seen_ns;
+	__u64 last_ns = w->sq_look_ns;
+	__u32 last_tail = (__u32)w->sq_look_tail;
 	__u32 tail, head, oldest_new;
 
 	sq_indices(ctx, direct, &tail, &head);
-	rs->counters[US_RC_SQ_LOOK_TAIL] = tail;
-	rs->counters[US_RC_SQ_LOOK_NS] = now;
+	w->sq_look_tail = tail;
+	w->sq_look_ns = now;
 	if (seen == US_WATCH_SETTING)
 		return;
 	if (pickup && !seen && last_ns && (__s32)(head - 1 - last_tail) >= 0)
 		rs->counters[US_RC_SQ_TAKEN_UNSEEN]++;
 	if (seen) {
-		if ((__s32)(head - (__u32)rs->counters[US_RC_SQ_WATCH_POS]) <= 0)
+		if ((__s32)(head - (__u32)w->sq_pos) <= 0)
 			return; /* still waiting */
-		sq_taken(rs, seen, now);
+		sq_taken(rs, w, seen, now);
 	}
 	/* The first look has nothing to compare with; a look older than now raced us. */
 	if (!last_ns || last_ns >= now)
@@ -88,11 +89,11 @@ static __always_inline void sq_look(struct io_ring_ctx *ctx, struct us_ring_stat
 	oldest_new = (__s32)(head - last_tail) > 0 ? head : last_tail;
 	if ((__s32)(tail - oldest_new) <= 0)
 		return; /* nothing new is waiting */
-	if (__sync_val_compare_and_swap(&rs->counters[US_RC_SQ_WATCH_NS], 0, US_WATCH_SETTING))
+	if (__sync_val_compare_and_swap(&w->sq_seen_ns, 0, US_WATCH_SETTING))
 		return;
-	rs->counters[US_RC_SQ_WATCH_POS] = oldest_new;
-	rs->counters[US_RC_SQ_WATCH_RES_NS] = now - last_ns;
-	rs->counters[US_RC_SQ_WATCH_NS] = now;
+	w->sq_pos = oldest_new;
+	w->sq_res_ns = now - last_ns;
+	w->sq_seen_ns = now;
 }
 
 /* A look from a program that has the ring's row but not its flags. */
@@ -100,12 +101,14 @@ static __always_inline void sq_look_if_sqpoll(__u32 ring, struct io_ring_ctx *ct
 					      struct us_ring_stats *rs, __u64 now, bool direct)
 {
 	struct us_ring_info *info;
+	struct us_ring_watch *w;
 
 	if (!boundary_on || ring == US_RING_CATCHALL)
 		return;
 	info = ring_info_row(ring);
-	if (info && (info->setup_flags & US_SETUP_SQPOLL))
-		sq_look(ctx, rs, now, direct, false);
+	w = ring_watch_row(ring);
+	if (info && w && (info->setup_flags & US_SETUP_SQPOLL))
+		sq_look(ctx, rs, w, now, direct, false);
 }
 
 #endif /* URINGSCOPE_BOUNDARY_SQ_BPF_H */

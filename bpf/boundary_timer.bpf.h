@@ -40,28 +40,30 @@ static __always_inline __u64 sooner(__u64 a, __u64 b)
 
 /* Whether a look of the timer is wanted now (0: none). */
 static __always_inline bool ring_wants_ticks(const struct us_ring_info *info,
-					     const struct us_ring_stats *rs)
+					     const struct us_ring_stats *rs,
+					     const struct us_ring_watch *w)
 {
-	return rs->counters[US_RC_REAP_WATCH_NS] ||
+	return w->reap_posted_ns ||
 	       ((info->setup_flags & US_SETUP_SQPOLL) && rs->counters[US_RC_SQPOLL_OUT_NS]);
 }
 
 /* One look at both sides; the wait before the next one, 0 when none is needed. */
 static __always_inline __u64 ring_tick_look(struct io_ring_ctx *ctx,
 					    const struct us_ring_info *info,
-					    struct us_ring_stats *rs, __u64 now)
+					    struct us_ring_stats *rs, struct us_ring_watch *w,
+					    __u64 now)
 {
-	__u64 next = 0, watched = rs->counters[US_RC_REAP_WATCH_NS], out;
+	__u64 next = 0, watched = w->reap_posted_ns, out;
 
 	if (watched > US_WATCH_SETTING) {
 		__sync_fetch_and_add(&rs->counters[US_RC_REAP_TICKS], 1);
-		if (!reap_look_at(rs, cq_head(ctx, false), now))
+		if (!reap_look_at(rs, w, cq_head(ctx, false), now))
 			next = tick_after(watched, now);
 	}
 	out = rs->counters[US_RC_SQPOLL_OUT_NS];
 	if ((info->setup_flags & US_SETUP_SQPOLL) && out) {
 		__sync_fetch_and_add(&rs->counters[US_RC_SQ_TICKS], 1);
-		sq_look(ctx, rs, now, false, false);
+		sq_look(ctx, rs, w, now, false, false);
 		next = sooner(next, tick_after(out, now));
 	}
 	return next;
@@ -72,13 +74,14 @@ static int ring_tick(void *map, __u32 *key, struct us_ring_timer *t)
 	__u32 ring = *key;
 	struct us_ring_info *info = bpf_map_lookup_elem(&ring_info, &ring);
 	struct us_ring_stats *rs = ring_stats_row(ring);
+	struct us_ring_watch *w = ring_watch_row(ring);
 	__u64 next;
 
-	if (!info || !rs || !info->ctx) {
+	if (!info || !rs || !w || !info->ctx) {
 		t->state = US_TICK_IDLE;
 		return 0;
 	}
-	next = ring_tick_look((struct io_ring_ctx *)info->ctx, info, rs, bpf_ktime_get_ns());
+	next = ring_tick_look((struct io_ring_ctx *)info->ctx, info, rs, w, bpf_ktime_get_ns());
 	if (next) {
 		bpf_timer_start(&t->timer, next, 0);
 		return 0;
@@ -87,7 +90,7 @@ static int ring_tick(void *map, __u32 *key, struct us_ring_timer *t)
 	 * timer. Both sides order their store before reading the state with an atomic, as
 	 * this does here, so one of the two sees the other. */
 	__sync_val_compare_and_swap(&t->state, US_TICK_RUNNING, US_TICK_IDLE);
-	if (ring_wants_ticks(info, rs) &&
+	if (ring_wants_ticks(info, rs, w) &&
 	    __sync_val_compare_and_swap(&t->state, US_TICK_IDLE, US_TICK_RUNNING) == US_TICK_IDLE)
 		bpf_timer_start(&t->timer, US_REAP_TICK_NS, 0);
 	return 0;

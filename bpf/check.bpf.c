@@ -21,8 +21,6 @@
 #define US_MADV_DONTNEED 4
 #define US_MADV_REMOVE 9
 #define US_MADV_FREE 8
-#define US_IORING_UNREGISTER_BUFFERS 1
-#define US_IORING_REGISTER_BUFFERS_UPDATE 16
 
 static __always_inline void memory_dropped(__u64 addr, __u64 len, __u8 what, __u32 advice)
 {
@@ -123,7 +121,7 @@ SEC("tp/syscalls/sys_enter_io_uring_register")
 int usc_ck_register(struct trace_event_raw_sys_enter *args)
 {
 	/* IORING_REGISTER_USE_REGISTERED_RING (6.3): the fd is a registered-ring index. */
-	const __u32 use_registered = 1u << 31;
+	const __u32 use_registered = IORING_REGISTER_USE_REGISTERED_RING;
 	__u32 opcode = (__u32)args->args[1] & ~use_registered;
 	bool registered = (__u32)args->args[1] & use_registered;
 	struct us_rsrc_update2 up = {};
@@ -131,7 +129,7 @@ int usc_ck_register(struct trace_event_raw_sys_enter *args)
 	struct file *file;
 	__u64 count = 0;
 
-	if (opcode != US_IORING_UNREGISTER_BUFFERS && opcode != US_IORING_REGISTER_BUFFERS_UPDATE)
+	if (opcode != IORING_UNREGISTER_BUFFERS && opcode != IORING_REGISTER_BUFFERS_UPDATE)
 		return 0;
 	if (!current_is_target())
 		return 0;
@@ -141,7 +139,7 @@ int usc_ck_register(struct trace_event_raw_sys_enter *args)
 	r.ring = ring_lookup((__u64)BPF_CORE_READ(file, private_data));
 	if (r.ring == US_NO_RING)
 		return 0;
-	if (opcode == US_IORING_REGISTER_BUFFERS_UPDATE) {
+	if (opcode == IORING_REGISTER_BUFFERS_UPDATE) {
 		if (bpf_probe_read_user(&up, sizeof(up), (void *)args->args[2]))
 			return 0;
 		count = up.nr ? up.nr : 1;

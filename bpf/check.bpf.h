@@ -28,17 +28,8 @@
 #include "tables.bpf.h"
 #include "files.bpf.h"
 
-#define US_OP_READV 1
-#define US_OP_WRITEV 2
-#define US_OP_READ_FIXED 4
-#define US_OP_WRITE_FIXED 5
-#define US_OP_READ 22
-#define US_OP_WRITE 23
-#define US_OP_SENDMSG 9
-#define US_OP_RECVMSG 10
-#define US_OP_SEND 26
-#define US_OP_RECV 27
-#define US_REQ_F_BUFFER_SELECT_BIT 5 /* = IOSQE_BUFFER_SELECT_BIT in every version */
+/* The opcodes (IORING_OP_*) come from vmlinux.h: UAPI enums, the same on every kernel.
+ * REQ_F_BUFFER_SELECT is IOSQE_BUFFER_SELECT_BIT's bit in every version. */
 
 /* struct user_msghdr as a 64-bit program lays it out: the syscall ABI, not a kernel
  * layout, so fixed offsets are right where CO-RE would not apply. */
@@ -85,15 +76,15 @@ static __always_inline void check_emit(const struct us_check_range *r, __u16 kin
 
 static __always_inline bool check_writes_memory(__u8 opcode)
 {
-	return opcode == US_OP_READ || opcode == US_OP_READV || opcode == US_OP_READ_FIXED ||
-	       opcode == US_OP_RECV || opcode == US_OP_RECVMSG;
+	return opcode == IORING_OP_READ || opcode == IORING_OP_READV || opcode == IORING_OP_READ_FIXED ||
+	       opcode == IORING_OP_RECV || opcode == IORING_OP_RECVMSG;
 }
 
 static __always_inline bool check_targets_memory(__u8 opcode)
 {
-	return check_writes_memory(opcode) || opcode == US_OP_WRITE || opcode == US_OP_WRITEV ||
-	       opcode == US_OP_WRITE_FIXED || opcode == US_OP_SEND || opcode == US_OP_SENDMSG ||
-	       opcode == US_OP_SEND_ZC || opcode == US_OP_SENDMSG_ZC;
+	return check_writes_memory(opcode) || opcode == IORING_OP_WRITE || opcode == IORING_OP_WRITEV ||
+	       opcode == IORING_OP_WRITE_FIXED || opcode == IORING_OP_SEND || opcode == IORING_OP_SENDMSG ||
+	       opcode == IORING_OP_SEND_ZC || opcode == IORING_OP_SENDMSG_ZC;
 }
 
 /* Vectored ops: one RANGE per iovec, the first US_CHECK_MAX_IOVECS of them, each named
@@ -145,43 +136,43 @@ static __always_inline void check_submit(struct io_kiocb *req, __u64 req_addr, _
 	__u64 addr;
 	__u32 len;
 
-	if (!check_targets_memory(opcode) || (flags >> US_REQ_F_BUFFER_SELECT_BIT) & 1 ||
+	if (!check_targets_memory(opcode) || (flags >> IOSQE_BUFFER_SELECT_BIT) & 1 ||
 	    req_has_flag(flags, US_RF_CQE_SKIP))
 		return;
 	if (check_writes_memory(opcode))
 		r.flags |= US_CKF_INTO;
 	switch (opcode) {
-	case US_OP_READ_FIXED:
-	case US_OP_WRITE_FIXED:
+	case IORING_OP_READ_FIXED:
+	case IORING_OP_WRITE_FIXED:
 		r.flags |= US_CKF_FIXED;
 		r.index = BPF_CORE_READ(req, buf_index);
 		/* fall through */
-	case US_OP_READ:
-	case US_OP_WRITE:
+	case IORING_OP_READ:
+	case IORING_OP_WRITE:
 		if (req_rw_buffer(req, &addr, &len) && len)
 			check_emit(&r, US_CK_RANGE, addr, len, r.index);
 		return;
-	case US_OP_READV:
-	case US_OP_WRITEV:
+	case IORING_OP_READV:
+	case IORING_OP_WRITEV:
 		if (req_rw_buffer(req, &addr, &len))
 			check_iovecs(&r, addr, len);
 		return;
-	case US_OP_SEND:
-	case US_OP_RECV:
-	case US_OP_SEND_ZC:
+	case IORING_OP_SEND:
+	case IORING_OP_RECV:
+	case IORING_OP_SEND_ZC:
 		if (!req_sr_buffer(req, &addr, &len))
 			return;
-		if (opcode != US_OP_RECV)
+		if (opcode != IORING_OP_RECV)
 			check_fixed_send(req, &r);
 		if (len)
 			check_emit(&r, US_CK_RANGE, addr, len, r.index);
 		return;
-	case US_OP_SENDMSG:
-	case US_OP_RECVMSG:
-	case US_OP_SENDMSG_ZC:
+	case IORING_OP_SENDMSG:
+	case IORING_OP_RECVMSG:
+	case IORING_OP_SENDMSG_ZC:
 		if (!req_sr_buffer(req, &addr, &len))
 			return;
-		if (opcode == US_OP_SENDMSG_ZC)
+		if (opcode == IORING_OP_SENDMSG_ZC)
 			check_fixed_send(req, &r);
 		check_msghdr(&r, addr);
 		return;

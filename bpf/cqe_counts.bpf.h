@@ -12,7 +12,7 @@
 
 static __always_inline bool is_zero_copy_send(__u32 opcode)
 {
-	return opcode == US_OP_SEND_ZC || opcode == US_OP_SENDMSG_ZC;
+	return opcode == IORING_OP_SEND_ZC || opcode == IORING_OP_SENDMSG_ZC;
 }
 
 /*

@@ -22,6 +22,8 @@
 #define US_AF_INET 2
 #define US_AF_INET6 10
 
+_Static_assert(US_PATH_BYTES >= 3 * US_PATH_NAME_MAX, "room for the longest component");
+
 /* One component, onto the end of n->path; false ends the walk. */
 static __always_inline bool path_push(struct us_file_name *n, __u32 *off, struct dentry *d)
 {

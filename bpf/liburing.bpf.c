@@ -84,13 +84,16 @@ static __always_inline struct us_ring_stats *lu_take(struct us_lu_call *call)
 static __always_inline void lu_handed(const struct us_lu_call *call, struct us_ring_stats *rs,
 				      __u64 cqe, __u64 now)
 {
-	__u64 posted = rs->counters[US_RC_REAP_WATCH_NS], cqes, lag;
+	struct us_ring_watch *w = ring_watch_row(call->ring);
 	struct us_ring_info *info;
+	__u64 posted, cqes, lag;
 	__u32 flags, slot;
 
 	__sync_fetch_and_add(&rs->counters[US_RC_LU_CQES_HANDED], 1);
-	if (!boundary_on || posted <= US_WATCH_SETTING ||
-	    rs->counters[US_RC_LU_REAP_SEEN_POST] == posted)
+	if (!boundary_on || !w)
+		return;
+	posted = w->reap_posted_ns;
+	if (posted <= US_WATCH_SETTING || w->lu_timed_post == posted)
 		return;
 	if (bpf_probe_read_user(&cqes, sizeof(cqes), (void *)(call->uring + US_LU_CQ_CQES_OFF)) ||
 	    bpf_probe_read_user(&flags, sizeof(flags), (void *)(call->uring + US_LU_FLAGS_OFF)))
@@ -99,11 +102,11 @@ static __always_inline void lu_handed(const struct us_lu_call *call, struct us_r
 	if (!info || !info->cq_entries || cqe < cqes)
 		return;
 	slot = (__u32)((cqe - cqes) >> ((flags & US_SETUP_CQE32) ? 5 : 4));
-	if (slot != ((__u32)rs->counters[US_RC_REAP_WATCH_POS] & (info->cq_entries - 1)))
+	if (slot != ((__u32)w->reap_pos & (info->cq_entries - 1)))
 		return;
 	/* Once per watched CQE: a program may be handed the same CQE again before it marks
 	 * it seen. */
-	rs->counters[US_RC_LU_REAP_SEEN_POST] = posted;
+	w->lu_timed_post = posted;
 	lag = now - posted;
 	__sync_fetch_and_add(&rs->lu_reap_hist[hist_slot(lag)], 1);
 	__sync_fetch_and_add(&rs->counters[US_RC_LU_REAPS], 1);

@@ -101,6 +101,7 @@ static __always_inline int count_enter(__u32 fd, __u64 to_submit, __u32 flags)
 	bool registered = flags & US_ENTER_REGISTERED_RING;
 	struct io_ring_ctx *ctx;
 	struct us_ring_stats *rs;
+	struct us_ring_watch *w;
 	struct us_ring_info *info;
 	struct file *file;
 	__u32 ring;
@@ -122,8 +123,9 @@ static __always_inline int count_enter(__u32 fd, __u64 to_submit, __u32 flags)
 	if (!rs)
 		return 0;
 	/* Before waiting for more: the CQEs it reaped since its last call are reaped now. */
-	if (boundary_on && rs->counters[US_RC_REAP_WATCH_NS])
-		reap_look(ctx, rs);
+	w = boundary_on ? ring_watch_row(ring) : NULL;
+	if (w && w->reap_posted_ns)
+		reap_look(ctx, rs, w);
 	__sync_fetch_and_add(&rs->counters[US_RC_ENTER_CALLS], 1);
 	/* The SQPOLL thread had gone to sleep and the program had to wake it. */
 	if (flags & US_ENTER_SQ_WAKEUP) {

@@ -10,6 +10,8 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include "uringscope.h"
+#include "constants.bpf.h"
+#include "ring_watch.bpf.h"
 #include "compat.bpf.h"
 #include "task.bpf.h"
 
@@ -56,6 +58,10 @@ struct us_opstats_map {
 	__type(value, struct us_opstat);
 };
 
+/* Requests between submit and completion, in 2-way buckets by a hash of the io_kiocb
+ * address. A request that finds both ways live is not tracked (US_RC_INFLIGHT_DROPS):
+ * dropping the newcomer keeps the latency sample unbiased, evicting the older would drop
+ * the tail. */
 struct us_inflight_map {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
@@ -63,6 +69,20 @@ struct us_inflight_map {
 	__type(key, __u32);
 	__type(value, struct us_inflight_bucket);
 };
+
+/* The (ring, user_data) index, for CQEs that come without a request pointer (overflow,
+ * multishot and aux CQEs, 5.15's io_uring_complete): 2-way sets, an even slot and the
+ * next. */
+struct us_udata_slot {
+	__u64 user_data;
+	__u64 req;    /* io_kiocb address */
+	__u32 ring;   /* ring row: stands in for the ctx, which the verifier won't let us hash */
+	__u32 flags;  /* US_UD_* */
+};
+/* A third live request with this (ring, user_data) found both ways of the set taken by
+ * two others with it: a CQE without a request pointer for this key cannot be told
+ * apart, so none is attributed while the flag stands. */
+#define US_UD_CROWDED (1u << 0)
 
 struct us_udata_map {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -159,20 +179,6 @@ struct us_ring_cache_map {
 	__type(value, struct us_ring_cache);
 };
 
-/* The timer that looks at a quiet ring's watched CQE (boundary.bpf.h), one per ring row. */
-struct us_ring_timer {
-	struct bpf_timer timer;
-	__u32 state; /* US_TICK_* */
-	__u32 pad;
-};
-
-struct us_ring_timers_map {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, US_DEFAULT_MAX_RINGS);
-	__type(key, __u32);
-	__type(value, struct us_ring_timer);
-};
-
 /* Per-file attribution (files.bpf.h): rows by (ring, opcode, file), names by file. */
 struct us_file_stats_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -231,6 +237,7 @@ extern struct us_worker_counts_map worker_counts SEC(".maps");
 extern struct us_trace_rb_map trace_rb SEC(".maps");
 extern struct us_trace_stage_map trace_stage SEC(".maps");
 extern struct us_check_rb_map check_rb SEC(".maps");
+extern struct us_ring_watch_map ring_watch SEC(".maps");
 extern struct us_ring_timers_map ring_timers SEC(".maps");
 extern struct us_file_stats_map file_stats SEC(".maps");
 extern struct us_file_names_map file_names SEC(".maps");

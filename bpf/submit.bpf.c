@@ -115,6 +115,7 @@ static __always_inline void sqpoll_submit(struct io_ring_ctx *ctx, __u32 ring, _
 {
 	struct us_ring_info *info;
 	struct us_ring_stats *rs;
+	struct us_ring_watch *w;
 	__u32 tid;
 
 	if (ring == US_RING_CATCHALL)
@@ -127,9 +128,12 @@ static __always_inline void sqpoll_submit(struct io_ring_ctx *ctx, __u32 ring, _
 		info->sq_tid = tid;
 		thread_add(tid, info->tgid, US_THREAD_SQPOLL, ring);
 	}
-	rs = boundary_on ? ring_stats_row(ring) : NULL;
-	if (rs)
-		sq_look(ctx, rs, now, direct, true);
+	if (!boundary_on)
+		return;
+	rs = ring_stats_row(ring);
+	w = ring_watch_row(ring);
+	if (rs && w)
+		sq_look(ctx, rs, w, now, direct, true);
 }
 
 /* req_addr: the io_kiocb address as a number (see tp_arg_bits). */

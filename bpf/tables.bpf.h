@@ -78,6 +78,26 @@ struct us_ring_seed {
 	struct task_struct *task;
 };
 
+/* A row handed to a new ring watches nothing of the ring that had it before (userspace
+ * clears the counters it reads; this state it never sees). Its timer, if it runs, finds
+ * nothing to look at and stops. */
+static __always_inline void ring_watch_clear(__u32 row)
+{
+	struct us_ring_watch *w = bpf_map_lookup_elem(&ring_watch, &row);
+
+	if (!w)
+		return;
+	w->reap_posted_ns = 0;
+	w->reap_pos = 0;
+	w->reap_seen_ns = 0;
+	w->lu_timed_post = 0;
+	w->sq_seen_ns = 0;
+	w->sq_pos = 0;
+	w->sq_res_ns = 0;
+	w->sq_look_ns = 0;
+	w->sq_look_tail = 0;
+}
+
 /*
  * Give a new ring a row. `replace` is set by io_uring_create: the ctx address may have
  * belonged to a ring that has since been freed, and the new ring must not inherit its
@@ -106,6 +126,7 @@ static __always_inline __u32 ring_add(const struct us_ring_seed *seed, bool repl
 		info->setup_flags = seed->setup_flags;
 		info->source = seed->source;
 		leader_comm(seed->task, info->comm, sizeof(info->comm));
+		ring_watch_clear(row);
 		info->ctx = ctx;
 	}
 	if (bpf_map_update_elem(&ring_ids, &ctx, &row, replace ? BPF_ANY : BPF_NOEXIST)) {
@@ -127,6 +148,11 @@ static __always_inline __u32 ring_add(const struct us_ring_seed *seed, bool repl
 static __always_inline struct us_ring_stats *ring_stats_row(__u32 ring)
 {
 	return bpf_map_lookup_elem(&ring_stats, &ring);
+}
+
+static __always_inline struct us_ring_watch *ring_watch_row(__u32 ring)
+{
+	return bpf_map_lookup_elem(&ring_watch, &ring);
 }
 
 static __always_inline void ring_count(__u32 ring, enum us_ring_counter c, __u64 n)

@@ -26,10 +26,11 @@
 static __always_inline void sqpoll_out_look(__u32 ring, struct us_ring_stats *rs, __u64 now)
 {
 	struct us_ring_info *info = ring_info_row(ring);
+	struct us_ring_watch *w = ring_watch_row(ring);
 
-	if (!info || !info->ctx)
+	if (!info || !info->ctx || !w)
 		return;
-	sq_look((struct io_ring_ctx *)info->ctx, rs, now, false, false);
+	sq_look((struct io_ring_ctx *)info->ctx, rs, w, now, false, false);
 	tick_start(ring);
 }
 

@@ -4,6 +4,8 @@
 // no request; thread names that need escaping) through TraceWriter into FILE. Prints
 // the writer's wall time per record. The stream depends on nothing but the seed, so two
 // builds' files can be compared byte for byte (bench/writer.sh does both).
+#include <linux/io_uring.h>
+
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -80,7 +82,7 @@ uint64_t write_stream(TraceWriter& w, uint64_t requests) {
       cqe.ts = ts + 30 + c;
       cqe.res = (r >> 48) % 9 == 0 ? -static_cast<int32_t>((r >> 52) % 130)
                                    : static_cast<int32_t>((r >> 52) % 70000);
-      cqe.cflags = c + 1 < cqes ? US_CQE_F_MORE | (c << 16) : 0;
+      cqe.cflags = c + 1 < cqes ? IORING_CQE_F_MORE | (c << 16) : 0;
       cqe.aux = (r >> 56) % 40;
       if ((r >> 58) % 17 == 0) cqe.req = 0;                      // matched by user_data
       if ((r >> 60) % 13 == 0 && c == 0) cqe.user_data ^= 0x5;  // no such request

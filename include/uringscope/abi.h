@@ -13,12 +13,8 @@
 
 static_assert(sizeof(us_inflight) == 32, "two ways must share one 64-byte bucket");
 static_assert(sizeof(us_inflight_bucket) == 64);
-static_assert(sizeof(us_udata_slot) == 24);
 static_assert(offsetof(us_ring_stats, reap_lo_hist) == 8 * (US_RC__COUNT + 3 * US_HIST_SLOTS));
 static_assert(sizeof(us_ring_stats) % 64 == 0, "rows are whole cache lines");
-static_assert(offsetof(us_ring_stats, counters[US_RC_CQ_DEPTH_SAMPLES]) / 64 !=
-                  offsetof(us_ring_stats, counters[US_RC_REAP_WATCH_NS]) / 64,
-              "the CQ depth, written at every CQE, is off the watch's line");
 static_assert(US_HIST_SLOTS == uringscope::kHistBuckets, "log2 slots fill a Histogram");
 static_assert(offsetof(us_opstat, counters) == 8);
 static_assert(offsetof(us_opstat, hist) == 8 + 8 * US_OC__COUNT);
@@ -41,4 +37,3 @@ static_assert(sizeof(us_req_file) == 32);
 static_assert(sizeof(us_filestat) == 8 * (US_FC__COUNT + US_HIST_SLOTS));
 static_assert(offsetof(us_file_name, laddr) == 40);
 static_assert(offsetof(us_file_name, path) == 72);
-static_assert(US_PATH_BYTES >= 3 * US_PATH_NAME_MAX, "room for the longest component");

@@ -215,6 +215,7 @@ void Tracer::open_configured(const KernelSupport& support, const std::set<std::s
   set_entries(skel_->maps.free_rings, sizes.max_rings);
   set_entries(skel_->maps.free_opstats, sizes.max_opstats);
   set_entries(skel_->maps.targets, (config_.pid_max + 63) / 64);
+  set_entries(skel_->maps.ring_watch, sizes.max_rings);
   set_entries(skel_->maps.ring_timers, sizes.max_rings);
   // Hash maps are preallocated: without --files they keep one row, not megabytes.
   set_entries(skel_->maps.file_stats, config_.files ? sizes.file_rows : 1);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "uringscope/opcodes.h"
 #include "uringscope/abi.h"
+
+#include <linux/io_uring.h>
 #include "util/strings.h"
 
 #include <array>
@@ -8,9 +10,8 @@
 
 namespace uringscope {
 
-// The BPF side cannot read the opcode table; the numbers it needs are in its ABI header
-// and must agree with the table.
-static_assert(op::kSendZc == US_OP_SEND_ZC && op::kSendmsgZc == US_OP_SENDMSG_ZC);
+// The numbers the code names must be the kernel's (the BPF side takes them from vmlinux.h).
+static_assert(op::kSendZc == IORING_OP_SEND_ZC && op::kSendmsgZc == IORING_OP_SENDMSG_ZC);
 
 namespace {
 

@@ -7,6 +7,7 @@
 #include "uringscope/opcodes.h"
 
 #include <fmt/format.h>
+#include <linux/io_uring.h>
 
 #include <algorithm>
 
@@ -258,7 +259,7 @@ class TraceWriter::Impl {
     if (!m.r) return unmatched_cqe(e, ts);
     TraceRequest& r = *m.r;
     ++r.cqes;
-    bool final = !(e.cflags & US_CQE_F_MORE);
+    bool final = !(e.cflags & IORING_CQE_F_MORE);
     r.more |= !final;
 
     TraceBuf& b = doc_.begin_marker(t.busy_until, e.tgid, e.tid, ts, "CQE", r.opcode);

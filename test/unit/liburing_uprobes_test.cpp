@@ -14,6 +14,8 @@
 #include "report/report.h"
 #include "support/fixtures.h"
 #include "uringscope/abi.h"
+// The BPF side's own constants: #defines only, readable from C++.
+#include "constants.bpf.h"
 
 namespace uringscope {
 namespace {

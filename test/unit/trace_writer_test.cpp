@@ -9,6 +9,7 @@
 #include "trace/reorder.h"
 
 #include <gtest/gtest.h>
+#include <linux/io_uring.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -39,7 +40,7 @@ constexpr uint32_t kWorker = 101;
 constexpr uint8_t kOpRead = 22;
 constexpr uint8_t kOpPollAdd = 6;
 constexpr uint8_t kOpSendZc = 47;
-constexpr uint32_t kMore = US_CQE_F_MORE;
+constexpr uint32_t kMore = IORING_CQE_F_MORE;
 constexpr uint32_t kNotif = 1u << 3;  // IORING_CQE_F_NOTIF
 
 // ---- records ---------------------------------------------------------------------------
