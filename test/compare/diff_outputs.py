@@ -25,13 +25,16 @@ NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:e[+-]?\d+)?")
 
 DURATION = re.compile(r"-?\d+(?:\.\d+)?(?:e[+-]?\d+)?\s?(?:ns|us|µs|ms|s|min|h)\b")
 # JSON keys whose values are times, or counts of timed samples (histogram buckets).
+ADDRESS = re.compile(r"0x[0-9a-f]+")
+HISTOGRAM_ROW = re.compile(r"^ *<t> -> <t> : \S+ +\|[* ]+\|\n", re.M)
 TIMED_KEY = re.compile(r"(_ns|_us|_ms|_s|_per_s|^avg.*|^p50.*|^p99.*|^max.*|_pct|^log2_hist|^wall.*|^ts|^dur)$")
 # Counts the scheduler decides, not the program: how many io-wq workers the kernel
 # spawned, how often task work ran, how often a waiting io_uring_enter() was woken.
 SCHEDULED_KEY = re.compile(r"^(workers_distinct|distinct|task_work_runs|task_work_items|"
                            r"local_task_work_runs|local_task_work_items|enter_calls|"
                            r"enter_calls_per_s|workers)$")
-SCHEDULED_LINE = re.compile(r"^\s*(io-wq workers|task work runs|local task work|enter calls)",
+SCHEDULED_LINE = re.compile(r"^\s*(io-wq workers|task work runs|local task work|enter calls|"
+                            r"io_uring_enter\(\) calls)",
                             re.M)
 SCHEDULED_SAMPLE = re.compile(r"^(uringscope_(io_wq_workers|task_work|local_task_work|enter_calls)\S*)"
                               r"(\{[^}]*\})? \S+")
@@ -65,6 +68,11 @@ def normalise(name, text):
         text = "\n".join(NUMBER.sub("<n>", line) if SCHEDULED_LINE.match(line) else line
                          for line in text.split("\n"))
     text = DURATION.sub("<t>", text)
+    # Addresses (the injector's ground truth prints its buffers') change with every run.
+    text = ADDRESS.sub("0x<a>", text)
+    # A histogram's rows, which buckets and how long a bar, are its timings drawn: as
+    # noisy as the numbers, and a run may have a row more than another.
+    text = HISTOGRAM_ROW.sub("", text)
     text = re.sub(r"^([=-])\1{2,}$", r"\1\1\1", text, flags=re.M)  # rules under a heading
     return re.sub(r"[ \t]+", " ", text)
 
