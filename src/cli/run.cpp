@@ -129,6 +129,7 @@ Snapshot observe(const Options& opts, Tracer& tracer, SnapshotSource& source, Ou
   if (targets.child) targets.child->release();
   views.observe(signals, targets, tasks);
 
+  work.await_teardowns();
   tracer.detach();
   work.after_detach();
   views.after_detach();

@@ -4,10 +4,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <string>
+#include <thread>
 
 #include "cli/snapshot_source.h"
+#include "os/process.h"
 #include "trace/reorder.h"
 
 namespace uringscope {
@@ -25,6 +28,12 @@ static_assert(kDrainBudget <= ReorderQueue::kMaxHeld);
 // that read the clock and was then interrupted by the flush. Microseconds in practice;
 // a millisecond also covers a hypervisor pausing the vCPU briefly.
 constexpr uint64_t kStagedLateNs = 1'000'000;
+
+// How long the end of a run waits for rings whose owners have exited to finish their
+// teardown: io_ring_exit_work waits for every request of the ring to end, which takes
+// microseconds for a ring of NOPs and a few ticks of its 50 ms retry for one with
+// requests to cancel; a ring passed to a process still alive never ends, hence a bound.
+constexpr uint64_t kTeardownWaitNs = 1'000'000'000;
 
 // Trace records carry the kernel table row of their ring; the report calls it by id. A
 // row given back by a destroyed ring names every ring that held it, in order.
@@ -71,6 +80,24 @@ void WindowWork::schedule(std::vector<PeriodicTask>& tasks) {
   // Four times a second (a scan of the in-flight table, 2 MiB by default): the LEAK rule
   // reads whether the set of long-waiting requests holds steady or keeps growing.
   tasks.push_back({0.25, [this] { sample_waiting(false); }});
+}
+
+void WindowWork::await_teardowns() {
+  if (!tracer_.reclaims_rings()) return;
+  // Only the rings found ending now: on a busy box new ones would keep the wait going.
+  std::vector<Tracer::LiveRing> ending;
+  for (const Tracer::LiveRing& ring : tracer_.live_rings()) {
+    if (process_gone(static_cast<pid_t>(ring.tgid))) ending.push_back(ring);
+  }
+  const uint64_t until = monotonic_ns() + kTeardownWaitNs;
+  while (!ending.empty() && monotonic_ns() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    tracer_.reclaim_rings();
+    const std::vector<Tracer::LiveRing> live = tracer_.live_rings();
+    std::erase_if(ending, [&](const Tracer::LiveRing& ring) {
+      return std::find(live.begin(), live.end(), ring) == live.end();
+    });
+  }
 }
 
 void WindowWork::after_detach() {

@@ -24,6 +24,10 @@ class WindowWork {
   WindowWork(const Options& opts, Tracer& tracer, std::optional<TraceWriter>& trace,
              uint64_t start_ns);
   void schedule(std::vector<PeriodicTask>& tasks);
+  // Right before detaching: waits (a second at most) for the teardown of every ring whose
+  // owner has exited, so that a ring a program destroyed in its last moments is reported
+  // destroyed with its numbers, not alive (its end is only seen while attached).
+  void await_teardowns();
   // Right after detaching: the last sample and reclaim, every record left.
   void after_detach();
   // What the final snapshot takes from this work: the waiting series, and with --check

@@ -95,6 +95,16 @@ class Tracer {
   // Gives the rows of rings destroyed since the last call back to the BPF side, keeping
   // their numbers for read_tables(). Returns how many; 0 when the feature is off.
   std::size_t reclaim_rings();
+  // Whether destroyed rings are seen and reclaimed at all (the ring-exit hook attached).
+  bool reclaims_rings() const { return reclaimer_ != nullptr; }
+  // The rows held by live rings now (the catch-all row aside): row, ctx, owner.
+  struct LiveRing {
+    uint32_t row;
+    uint64_t ctx;
+    uint32_t tgid;
+    bool operator==(const LiveRing&) const = default;
+  };
+  std::vector<LiveRing> live_rings() const;
   // Tracked requests in flight since before `before_ns` (bpf_ktime_get_ns() time), those
   // that post nothing on success (CQE_SKIP) aside, as the leak scan counts them.
   uint64_t count_in_flight_since(uint64_t before_ns) const;

@@ -45,6 +45,16 @@ std::vector<uint32_t> Tracer::target_tgids() const {
   return tgids;
 }
 
+std::vector<Tracer::LiveRing> Tracer::live_rings() const {
+  const uint32_t rows = skel_->bss->ring_rows + 1;
+  std::vector<LiveRing> live;
+  const auto info = copy_rows<us_ring_info>(skel_->maps.ring_info, rows);
+  for (uint32_t row = 1; row < info.size(); ++row) {
+    if (info[row].ctx) live.push_back({row, info[row].ctx, info[row].tgid});
+  }
+  return live;
+}
+
 std::vector<std::pair<us_file_id, us_file_name>> Tracer::read_file_names() const {
   if (!config_.files) return {};
   return copy_hash<us_file_id, us_file_name>(skel_->maps.file_names);

@@ -217,6 +217,17 @@ void Child::signal(int sig) const {
   if (!status_) ::kill(pid_, sig);
 }
 
+bool process_gone(pid_t tgid) {
+  std::ifstream stat(fmt::format("/proc/{}/stat", tgid));
+  std::string line;
+  if (!stat || !std::getline(stat, line)) return true;
+  // The state follows the command, which may hold spaces and parentheses: after the last ')'.
+  const auto close = line.rfind(')');
+  if (close == std::string::npos || close + 2 >= line.size()) return true;
+  const char state = line[close + 2];
+  return state == 'Z' || state == 'X';
+}
+
 WatchedProcess watch_process(pid_t pid) {
   std::ifstream status(fmt::format("/proc/{}/status", pid));
   if (!status) throw Error(fmt::format("no such process: {}", pid));

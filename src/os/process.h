@@ -72,4 +72,8 @@ WatchedProcess watch_process(pid_t pid);
 
 UniqueFd pidfd_open(pid_t pid);
 
+// Whether thread group `tgid` has exited: no such process, or a zombie (its files, rings
+// among them, are closed by then).
+bool process_gone(pid_t tgid);
+
 }  // namespace uringscope
