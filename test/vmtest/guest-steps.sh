@@ -5,8 +5,29 @@
 
 # --- step 3: the kernel tier of the test suite ------------------------------------------
 
+# kernel-third: one third of the same tier, the third chosen by the commit (the count of
+# commits modulo 3), through googletest's sharding: every test runs there once in any
+# three commits in a row, for a third of the tier's time. Left out when the whole tier
+# runs in the same guest.
+step_kernel_third() {
+  if has_step kernel; then
+    note "     not run: kernel-third (the whole kernel tier runs here)"
+    return 0
+  fi
+  local commits
+  if ! commits=$(git -C "$root" rev-list --count HEAD 2>/dev/null); then
+    commits=0
+    note "     kernel-third: no git history in the guest, so the first third"
+  fi
+  local third=$((commits % 3))
+  banner "kernel tier, third $((third + 1)) of 3 (commit $commits)"
+  echo "The other thirds: GTEST_TOTAL_SHARDS=3 GTEST_SHARD_INDEX=0..2 $kernel_tests"
+  GTEST_TOTAL_SHARDS=3 GTEST_SHARD_INDEX=$third step_kernel_tests "third $((third + 1)) of 3"
+}
+
 step_kernel_tests() {
-  banner "kernel tier: build/test/kernel_tests"
+  local part=${1:+ ($1)}
+  banner "kernel tier: build/test/kernel_tests$part"
   ensure_features
   local list tests=() test why skipped=() t0 log=$results/kernel_tests.log
   if ! list=$("$kernel_tests" --gtest_list_tests 2>&1); then
@@ -49,9 +70,9 @@ step_kernel_tests() {
   local nfailed
   nfailed=$(grep -c . <<<"$failed_names")
   if ((status == 124 || status == 137)); then
-    fail "kernel tests: timed out after ${kernel_timeout}s ($passed passed before that)"
+    fail "kernel tests$part: timed out after ${kernel_timeout}s ($passed passed before that)"
   elif ((status != 0 || nfailed > 0)); then
-    fail "kernel tests: $passed passed, $nfailed failed, ${#skipped[@]} skipped (exit $status, $took s)"
+    fail "kernel tests$part: $passed passed, $nfailed failed, ${#skipped[@]} skipped (exit $status, $took s)"
     local name shown=0
     for name in $failed_names; do
       note "       FAILED $name"
@@ -66,7 +87,7 @@ step_kernel_tests() {
     done
     ((shown > 5)) && note "       (messages of the failures after the first 5: kernel_tests.log)"
   else
-    note "ok   kernel tests: $passed passed, 0 failed, ${#skipped[@]} skipped ($took s)"
+    note "ok   kernel tests$part: $passed passed, 0 failed, ${#skipped[@]} skipped ($took s)"
   fi
   local s
   for s in "${skipped[@]}"; do note "     skipped $s"; done

@@ -9,8 +9,8 @@
 #   --build DIR    the build tree (uringscope, test/kernel_tests, test/faults/inject)
 #   --results DIR  writable dir for logs, version-NAME.txt, effectiveness-NAME.md and
 #                  summary.txt
-#   --steps LIST   comma-separated subset of version,load,kernel,faults,refuse (default:
-#                  the row's `steps`, else version,load,kernel,faults)
+#   --steps LIST   comma-separated subset of version,load,kernel,kernel-third,faults,refuse
+#                  (default: the row's `steps`, else version,load,kernel,faults)
 #                  Env: VMTEST_KERNEL_TESTS_TIMEOUT, VMTEST_FAULTS_TIMEOUT (s, default 1200)
 #   --no-summary   write the summary to RESULTS/summary.txt only (run.sh prints it)
 #   --plan FILE    only print which tests and scenarios would be skipped on a kernel whose
@@ -21,6 +21,7 @@
 # what the matrix says; (load) `uringscope -v -- true` must load and attach, else the
 # verifier's reason per rejected program is shown; (kernel) build/test/kernel_tests,
 # minus the tests whose needs (test/vmtest/requirements.txt) the kernel does not meet;
+# (kernel-third) a third of that, the third chosen by the commit, for CI's newest row;
 # (faults) test/faults/run.sh, minus the scenarios whose needs are not met; (refuse, on
 # a row of tier unsupported only) a command, -p and -a must each be refused with the
 # row's one `refusal` line, exit 1, the command never started and no BPF attach made.
@@ -254,26 +255,26 @@ row_steps=$(section | awk '$1 == "steps" { print $2; exit }')
 row_steps=${row_steps:-version,load,kernel,faults}
 steps=${steps:-$row_steps}
 needed=("$uringscope")
-has_step kernel && needed+=("$kernel_tests")
+{ has_step kernel || has_step kernel-third; } && needed+=("$kernel_tests")
 has_step faults && needed+=("$inject")
 for tool in "${needed[@]}"; do
   [[ -x $tool ]] || { fail "missing $tool (build it first)"; }
 done
 if [[ $row_tier == unsupported ]]; then
   # uringscope refuses to run here, so these steps cannot run: said, never skipped quietly.
-  for step in load kernel faults; do
+  for step in load kernel kernel-third faults; do
     has_step $step && fail "$step: cannot run on [$kernel], tier unsupported (uringscope refuses to run; the refuse step checks that)"
   done
   note "     not run on tier unsupported: load, kernel, faults (uringscope refuses to run there)"
 fi
 if ((failures == 0)); then
   # A step that dies half-way (a shell error) must not read as a pass.
-  for step in version load kernel faults refuse; do
+  for step in version load kernel kernel-third faults refuse; do
     if ! has_step $step; then
       [[ ,$row_steps, == *,$step,* ]] && note "     not run: $step (not in --steps $steps)"
       continue
     fi
-    fn=step_$step
+    fn=step_${step//-/_}
     [[ $step == kernel ]] && fn=step_kernel_tests
     $fn || fail "$step: the step itself failed (status $?): see the log above"
   done

@@ -75,6 +75,7 @@ row_cost() {  # steps arch -> a relative cost
   local cost=1
   [[ ,$1, == *,faults,* ]] && cost=$((cost + 20))
   [[ ,$1, == *,kernel,* ]] && cost=$((cost + 15))
+  [[ ,$1, == *,kernel-third,* ]] && cost=$((cost + 5))
   [[ $2 == arm64 ]] && cost=$((cost * 4))
   echo "$cost"
 }

@@ -14,7 +14,8 @@
 #                         architecture (an arm64 row: packaging/build.sh --arch arm64)
 #   --results DIR         where logs and reports go (default: a new /tmp/uringscope-vmtest-*)
 #   --steps LIST          a subset of the row's `steps` (default: all of them):
-#                         version,load,kernel,faults on a supported kernel, version,refuse
+#                         version,load,kernel,faults on a supported kernel (kernel-third:
+#                         a third of the kernel tier, chosen by the commit), version,refuse
 #                         on an unsupported one; a step the row does not have is an error
 #   --matrix FILE         the matrix to read KERNEL from (default test/kernels.txt; the
 #                         canary passes a row of its own)
@@ -156,7 +157,7 @@ steps=${steps:-$row_steps}
 # A step the row does not list cannot run there (the kernel, fault and load steps on an
 # unsupported kernel, where uringscope refuses to run): refused here, never skipped.
 for step in ${steps//,/ }; do
-  case $step in version|load|kernel|faults|refuse) ;; *) die "unknown step '$step' (version, load, kernel, faults, refuse)" ;; esac
+  case $step in version|load|kernel|kernel-third|faults|refuse) ;; *) die "unknown step '$step' (version, load, kernel, kernel-third, faults, refuse)" ;; esac
   [[ ,$row_steps, == *,$step,* ]] ||
     die "step '$step' is not one of [$kernel]'s steps ($row_steps; tier ${row_tier:-?}): see its row in ${matrix#"$root"/}"
 done
