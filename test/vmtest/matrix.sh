@@ -126,11 +126,11 @@ while read -r _ name steps arch; do
     fi
   fi
   row_steps[$name]=$steps
-  row_start[$name]=$(date +%s)
   run=("$here/run.sh" --build "$row_build" --results "$results/$name" --steps "$steps"
        ${timeout_s:+--timeout "$timeout_s"} "$name")
   # stdin is the list of rows this loop reads: a guest must not consume it.
   if ((jobs == 1)); then
+    row_start[$name]=$(date +%s)
     echo "=== matrix: $name ($steps) ==="
     status=0
     "${run[@]}" </dev/null || status=$?
@@ -138,6 +138,8 @@ while read -r _ name steps arch; do
     continue
   fi
   while ((${#row_pid[@]} >= jobs)); do wait_for_a_row; done
+  # From here, not before the wait for a free slot: a row's time is its own.
+  row_start[$name]=$(date +%s)
   echo "=== matrix: $name ($steps) started, output in $results/$name.log"
   "${run[@]}" </dev/null >"$results/$name.log" 2>&1 &
   row_pid[$name]=$!
