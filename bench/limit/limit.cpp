@@ -9,8 +9,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/signalfd.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <cerrno>
 #include <cstdarg>
@@ -23,7 +21,9 @@
 
 #include "limit_bpf.skel.h"
 #include "os/libbpf_handles.h"
+#include "os/process.h"
 #include "os/system.h"
+#include "util/unique_fd.h"
 
 namespace {
 
@@ -135,14 +135,15 @@ int main(int argc, char** argv) {
   }
   std::fprintf(stderr, "limit: attached %zu programs%s\n", links.size(), options.timed ? " (timed)" : "");
 
-  const int signals = signalfd(-1, &stop, SFD_CLOEXEC);
-  const int target = options.pid ? static_cast<int>(syscall(SYS_pidfd_open, options.pid, 0)) : -1;
-  if (signals < 0) return fail(std::string("signalfd: ") + std::strerror(errno));
-  if (options.pid && target < 0) return fail("no process " + std::to_string(options.pid));
-  pollfd waits[2] = {{signals, POLLIN, 0}, {target, POLLIN, 0}};
-  while (poll(waits, target >= 0 ? 2 : 1, -1) < 0 && errno == EINTR) {
+  const uringscope::UniqueFd signals(signalfd(-1, &stop, SFD_CLOEXEC));
+  if (!signals) return fail(std::string("signalfd: ") + std::strerror(errno));
+  uringscope::UniqueFd target;
+  if (options.pid) {
+    target = uringscope::pidfd_open(options.pid);
+    if (!target) return fail("no process " + std::to_string(options.pid));
   }
-  close(signals);
-  if (target >= 0) close(target);
+  pollfd waits[2] = {{signals.get(), POLLIN, 0}, {target ? target.get() : -1, POLLIN, 0}};
+  while (poll(waits, target ? 2 : 1, -1) < 0 && errno == EINTR) {
+  }
   return 0;
 }
