@@ -71,7 +71,7 @@ usage: bench/run.sh [options]
   --no-extras          skip bpf_stats, attach time, RSS, long run and fio
   --logdir DIR         keep raw logs and rows here (default: a new /tmp/uringscope-bench.*)
   --markdown FILE      also write the results as Markdown (RESULTS.md) to FILE
-  --quick              one short repetition of everything, extras shortened (CI)
+  --quick              one short pass through every driver, extras shortened (CI)
   -h, --help
 EOF
 }
@@ -252,19 +252,31 @@ IFS=, read -r -a workload_list <<<"$workloads"
 } >"$logdir/machine.tsv"
 printf 'rep\tworkload\tseq\ttracer\tops_per_sec\tops\tseconds\tcpu_ns\tsys_busy_ns\ttracer_cpu_ns\tforeign_progs\tquiet_wait_s\tend_ms\n' >"$runs"
 
+# tracers_for WORKLOAD: sets set_for, the tracers that run WORKLOAD. Side-effect
+# workloads run under uringscope and the floor only (see side_effect_workload). A
+# --quick pass covers each tracer's driver once, on the first workload, and each
+# workload's driver once, under uringscope: the full cross product is for measuring.
+tracers_for() {
+  local workload=$1 t
+  set_for=("${active[@]}")
+  if side_effect_workload "$workload"; then
+    set_for=()
+    for t in uringscope floor; do [[ " ${active[*]} " == *" $t "* ]] && set_for+=("$t"); done
+    if [[ $workload == syscall ]]; then
+      [[ " ${set_for[*]} " == *" uringscope "* ]] && set_for+=(uringscope-noenter)
+      [[ " ${active[*]} " == *" uringscope-check "* ]] && set_for+=(uringscope-check)
+    fi
+  elif ((quick)) && [[ $workload != "${workload_list[0]}" ]]; then
+    set_for=()
+    [[ " ${active[*]} " == *" uringscope "* ]] && set_for=(uringscope)
+  fi
+}
+
 # --- the interleaved runs -------------------------------------------------------------
 echo 0 >/proc/sys/kernel/bpf_stats_enabled  # its two clock reads per program run would count as tracer cost
 for ((rep = 0; rep < reps; rep++)); do
   for workload in "${workload_list[@]}"; do
-    set_for=("${active[@]}")
-    if side_effect_workload "$workload"; then
-      set_for=()
-      for t in uringscope floor; do [[ " ${active[*]} " == *" $t "* ]] && set_for+=("$t"); done
-      if [[ $workload == syscall ]]; then
-        [[ " ${set_for[*]} " == *" uringscope "* ]] && set_for+=(uringscope-noenter)
-        [[ " ${active[*]} " == *" uringscope-check "* ]] && set_for+=(uringscope-check)
-      fi
-    fi
+    tracers_for "$workload"
     n=${#set_for[@]}
     order=()
     for ((i = 0; i < n; i++)); do order+=("${set_for[$(((i + rep) % n))]}"); done

@@ -15,10 +15,11 @@ bpf_stats_runs() {
   echo 1 >/proc/sys/kernel/bpf_stats_enabled
   printf 'workload\ttracer\tops\tfile_before\tfile_attached\tfile_start\tfile_end\n' >"$stats"
   for workload in "${workload_list[@]}"; do
-    for tracer in "${active[@]}"; do
-      [[ $tracer == perf ]] && continue  # no BPF programs
-      side_effect_workload "$workload" && [[ $tracer != uringscope && $tracer != floor ]] &&
-        ! [[ $workload == syscall && $tracer == uringscope-check ]] && continue
+    tracers_for "$workload"
+    for tracer in "${set_for[@]}"; do
+      # perf loads no BPF program; uringscope-noenter is the syscall workload's
+      # control for the enter hook, not a tracer whose programs are of interest
+      [[ $tracer == perf || $tracer == uringscope-noenter ]] && continue
       mode=$(mode_of "$workload")
       tag=stats-$workload-$tracer
       wait_quiet >/dev/null
