@@ -7,7 +7,8 @@
 # that test/real/run.sh checks uringscope on, with strace counting their SQEs; headless
 # Chromium is the browser test/flame/run.sh opens the --flamegraph SVG in; ncurses draws
 # `uringscope top` (linked statically in the static build), and test/top/run.sh drives
-# it in tmux.
+# it in tmux; clang's runtime libraries (libclang-rt-dev, only a recommendation of clang,
+# which apt here does not install) link test/fuzz/run.sh's libFuzzer and its ASan.
 #
 #   packaging/install-deps.sh               what the host build and the test suite need
 #   packaging/install-deps.sh --build       only what building uringscope and the demo's
@@ -38,7 +39,7 @@ packages=(
   "${build_packages[@]}" libgtest-dev
   util-linux jq python3 python3-jsonschema python3-matplotlib
   prometheus python3-yaml
-  rpm cpio file man-db groff-base ccache
+  rpm cpio file man-db groff-base ccache libclang-rt-dev
   bpftrace linux-perf fio time
   qemu-utils plocate strace
   chromium-headless-shell tmux
