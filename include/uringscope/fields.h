@@ -88,7 +88,7 @@ struct ToolField {
   us_tool_counter abi;    // the BPF side's slot
 };
 
-inline constexpr std::array<ToolField, 17> kToolFields = {{
+inline constexpr std::array<ToolField, 18> kToolFields = {{
     {"rings_full", &ToolStats::rings_full,
      "rings counted under \"other rings\" (ring table full)", US_TOOL_RINGS_FULL},
     {"opstats_full", &ToolStats::opstats_full,
@@ -123,6 +123,9 @@ inline constexpr std::array<ToolField, 17> kToolFields = {{
      "CQEs left out of the per-file table (file table full)", US_TOOL_FILES_FULL},
     {"names_full", &ToolStats::names_full,
      "files shown unresolved (file name table full)", US_TOOL_NAMES_FULL},
+    {"kernel_misses", &ToolStats::kernel_misses,
+     "events the kernel ran none of the tool's programs for (one was already running on "
+     "that CPU)", US_TOOL_KERNEL_MISSES},
 }};
 
 // Whether the tool lost anything at all.

@@ -341,6 +341,7 @@ struct ToolStats {
   uint64_t check_unseen = 0;       // --check: iovecs or memory not checked
   uint64_t files_full = 0;         // CQEs left out of the per-file rows (file table full)
   uint64_t names_full = 0;         // files left unnamed (file name table full)
+  uint64_t kernel_misses = 0;      // events the kernel did not run our program for
 };
 
 struct Snapshot {

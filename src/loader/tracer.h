@@ -108,6 +108,8 @@ class Tracer {
   // Tracked requests in flight since before `before_ns` (bpf_ktime_get_ns() time), those
   // that post nothing on success (CQE_SKIP) aside, as the leak scan counts them.
   uint64_t count_in_flight_since(uint64_t before_ns) const;
+  // Events the kernel ran none of our programs for (recursion misses, summed).
+  uint64_t kernel_misses() const;
   // The thread groups that were targets: those the filter holds now, and with -f the
   // children that joined it, including those that have exited since.
   std::vector<uint32_t> target_tgids() const;

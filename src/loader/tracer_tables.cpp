@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // What the Tracer copies out of the kernel's tables: the tables themselves, the target
 // filter, and the count of requests in flight for the leak sampler.
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include <algorithm>
@@ -23,6 +24,22 @@ uint64_t Tracer::count_in_flight_since(uint64_t before_ns) const {
     }
   }
   return n;
+}
+
+// The kernel runs a program once per CPU at a time: an event that fires while the same
+// program is running on that CPU (preempted, where tracepoints run their programs
+// preemptibly, or interrupted) runs nothing and counts a recursion miss (5.12+).
+uint64_t Tracer::kernel_misses() const {
+  uint64_t misses = 0;
+  bpf_program* prog = nullptr;
+  bpf_object__for_each_program(prog, skel_->obj) {
+    const int fd = bpf_program__fd(prog);
+    if (fd < 0) continue;
+    bpf_prog_info info{};
+    uint32_t len = sizeof info;
+    if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0) misses += info.recursion_misses;
+  }
+  return misses;
 }
 
 std::vector<uint32_t> Tracer::target_tgids() const {
@@ -68,6 +85,7 @@ RawTables Tracer::read_tables(bool with_inflight) const {
   raw.ring_stats = copy_rows<us_ring_stats>(skel_->maps.ring_stats, ring_rows);
   raw.opstats = copy_rows<us_opstat>(skel_->maps.opstats, opstat_rows);
   for (int i = 0; i < US_TOOL__COUNT; ++i) raw.tool[i] = skel_->bss->us_tool[i];
+  raw.tool[US_TOOL_KERNEL_MISSES] = kernel_misses();
   if (with_inflight) {
     raw.inflight = copy_rows<us_inflight_bucket>(skel_->maps.inflight,
                                                 bpf_map__max_entries(skel_->maps.inflight));

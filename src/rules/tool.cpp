@@ -106,6 +106,13 @@ constexpr ToolLossText kLossTexts[] = {
      "{} memory ranges were not checked by --check: iovecs of vectored requests beyond "
      "their first 8, or iovec arrays that could not be read when the request was submitted.",
      "Hazards in those ranges are not reported; the others are."},
+    {&ToolStats::kernel_misses,
+     "The kernel skipped uringscope's programs {} times: an event fired on a CPU where the "
+     "same program was already running, preempted or interrupted mid-run, and the kernel "
+     "runs a program once per CPU at a time. Counts may miss up to that many events.",
+     "Kernels whose tracepoints run their programs preemptibly (7.x) lose events this way "
+     "when CPUs are busy: read the counts as lower bounds, or trace on fewer busy CPUs "
+     "(taskset for the program, fewer other loads)."},
     // Last, and only past a threshold: a few unmatched calls barely move a batch average.
     {&ToolStats::enter_no_ring,
      "{} io_uring_enter() calls could not be matched to a ring: the rings they belong to "

@@ -115,12 +115,23 @@ TEST_F(Matching, ChurnedRingsEachKeepTheirOwnNumbers) {
     churned += ring.at("destroyed").get<bool>();
     submissions += n;
   }
-  EXPECT_EQ(churned, gt.value("rings"));
-  EXPECT_EQ(per_ring, std::set<long long>{gt.value("nops_per_ring")});
-  EXPECT_EQ(submissions, gt.number("op", "NOP", "submitted"));
   EXPECT_EQ(num(report.at("tool_stats"), "rings_full"), 0);
   EXPECT_EQ(num(report.at("tool_stats"), "opstats_full"), 0);
-  EXPECT_TRUE(findings_with_tag(report, "TOOL").empty());
+  // Exact, unless the kernel skipped our programs for some events (it says how many):
+  // then short by at most that many, and a TOOL finding says so.
+  const long long missed = num(report.at("tool_stats"), "kernel_misses");
+  if (missed == 0) {
+    EXPECT_EQ(churned, gt.value("rings"));
+    EXPECT_EQ(per_ring, std::set<long long>{gt.value("nops_per_ring")});
+    EXPECT_EQ(submissions, gt.number("op", "NOP", "submitted"));
+    EXPECT_TRUE(findings_with_tag(report, "TOOL").empty());
+  } else {
+    EXPECT_GE(churned + missed, gt.value("rings"));
+    EXPECT_LE(*per_ring.rbegin(), gt.value("nops_per_ring"));
+    EXPECT_LE(submissions, gt.number("op", "NOP", "submitted"));
+    EXPECT_GE(submissions + missed, gt.number("op", "NOP", "submitted"));
+    EXPECT_FALSE(findings_with_tag(report, "TOOL").empty());
+  }
 }
 
 // The in-flight table forced to 8 ways beside 32 NOPs in flight per submit: requests

@@ -235,7 +235,7 @@ TEST_F(ReportJson, ToolStats) {
                                       {"check_drops", 0},
                                       {"check_unseen", 0},
                                       {"files_full", 0},
-                                      {"names_full", 0}}));
+                                      {"names_full", 0}, {"kernel_misses", 0}}));
   snap.tool.errno_full = 4;
   snap.tool.threads_full = 1;
   snap.tool.trace_drops = 7;
@@ -648,6 +648,7 @@ const std::set<std::string> kKeyPaths = {
     "tool_stats.udata_ambiguous", "tool_stats.udata_evicted", "tool_stats.zc_ambiguous",
     "tool_stats.notif_no_req", "tool_stats.latency_torn", "tool_stats.check_drops",
     "tool_stats.check_unseen", "tool_stats.files_full", "tool_stats.names_full",
+    "tool_stats.kernel_misses",
     "hazards", "hazards.available", "hazards.ranges_checked", "hazards.calls_checked",
     "hazards.overlap", "hazards.bufreg", "hazards.unmap",
     "hazards.records",
