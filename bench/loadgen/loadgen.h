@@ -22,6 +22,7 @@ enum mode {
   MODE_CTXSW,
   MODE_SYSCALL,
   MODE_HOLD,
+  MODE_CHURN,
   MODE__COUNT,
 };
 
@@ -99,3 +100,6 @@ struct result run_uring(const struct options *o);
 struct result run_ctxsw(const struct options *o);
 struct result run_syscall(const struct options *o);
 struct result run_hold(const struct options *o);
+
+// churn.c
+struct result run_churn(const struct options *o);

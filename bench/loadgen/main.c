@@ -108,6 +108,7 @@ int main(int argc, char **argv) {
     case MODE_CTXSW: r = run_ctxsw(&o); break;
     case MODE_SYSCALL: r = run_syscall(&o); break;
     case MODE_HOLD: r = run_hold(&o); break;
+    case MODE_CHURN: r = run_churn(&o); break;
     default: r = run_uring(&o); break;
   }
   print_result(&o, &r);

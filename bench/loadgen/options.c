@@ -9,7 +9,7 @@
 #include "loadgen.h"
 
 const char *const mode_names[MODE__COUNT] = {"nop",   "read",    "read-async", "read-direct",
-                                             "ctxsw", "syscall", "hold"};
+                                             "ctxsw", "syscall", "hold",       "churn"};
 
 static void usage(FILE *out) {
   fputs(
@@ -25,6 +25,8 @@ static void usage(FILE *out) {
       "                     other syscall on the machine\n"
       "        hold         -P processes each holding -r idle rings, until SIGINT/SIGTERM\n"
       "                     (READY on stderr once they all hold them): a busy box to attach to\n"
+      "        churn        rings set up, given -b NOPs in one submit, reaped and torn down\n"
+      "                     one after another; ops counts rings (what destroyed rings cost)\n"
       "  -q, --depth N        requests in flight per ring, and its SQ size (default 32, 1..4096)\n"
       "  -b, --batch N        SQEs per io_uring_enter (default 8, at most depth)\n"
       "  -r, --rings N        rings per thread, each with its own depth, visited in turn:\n"

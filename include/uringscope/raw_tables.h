@@ -8,14 +8,22 @@
 
 #include "uringscope/abi.h"
 #include "uringscope/liburing_uprobes.h"
+#include "uringscope/snapshot.h"
 
 namespace uringscope {
 
 // A ring destroyed during the run whose row was given back (bpf/retire.bpf.c): its
-// numbers as they were when its teardown ended.
+// numbers as they were when its teardown ended; or the sum of several such rings.
 struct RetiredRing {
-  uint32_t row = 0;         // the row it held
-  uint64_t retired_ns = 0;  // bpf_ktime_get_ns() at the end of its teardown
+  uint32_t row = 0;         // the row it held (a fold: the row its own keys carry)
+  uint64_t retired_ns = 0;  // bpf_ktime_get_ns() at the end of its teardown (the latest)
+  FoldScope scope = FoldScope::Ring;
+  uint64_t rings = 1;       // destroyed rings summed here
+  uint64_t created = 0;     // ... of which were set up inside the window (a fold's)
+  // Requests past the leak age that a fold counted but did not keep (it keeps the
+  // oldest kLeakRecordsPerFold), by kind as the leak scan sorts them.
+  uint64_t unlisted_waiting = 0;
+  uint64_t unlisted_suspected = 0;
   us_ring_info info{};
   us_ring_stats stats{};
   std::vector<us_opstat> ops;  // its (ring, op) rows, `ring` still the row it held

@@ -227,6 +227,11 @@ struct ProcessWorkers {
 
 enum class RingSource { Create, FdTable, Submit, CatchAll };
 
+// What a row of destroyed rings sums: one ring, or, past the number of destroyed rings
+// kept one by one (--rings), every ring folded of one process, of one command name, or
+// of every process (snapshot/retired_store.h).
+enum class FoldScope : uint8_t { Ring, Process, Command, All };
+
 // The end-to-end boundary from the rings' own indices (bpf/boundary.bpf.h): how many
 // CQEs wait for the program, how long the ones watched waited to be reaped, and on SQPOLL
 // rings how long SQEs waited for the poller.
@@ -276,6 +281,8 @@ struct Ring {
   uint64_t observed_ns = 0;    // how long it existed inside the window (0: unknown, read
                                // the window's length): a share of time is a share of this
   bool destroyed = false;      // destroyed during the run, its row given back
+  FoldScope fold = FoldScope::Ring;  // a fold: pid is 0 past Process, comm "" for All
+  uint64_t folded_rings = 0;   // destroyed rings a fold sums (0: not a fold)
   uint32_t sq_entries = 0;
   uint32_t cq_entries = 0;
   uint32_t setup_flags = 0;    // IORING_SETUP_*
@@ -371,5 +378,6 @@ void aggregate(Snapshot& snapshot);
 
 std::string_view target_mode_name(TargetMode mode);
 std::string_view ring_source_name(RingSource source);
+std::string_view fold_scope_name(FoldScope scope);
 
 }  // namespace uringscope

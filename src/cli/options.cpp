@@ -45,7 +45,7 @@ at or above --fail-on (in that order of precedence).
 // options whose presence matters (count() > 0).
 struct Raw {
   std::string pid_text, json_path, fail_on_text, baseline_path, diff_path, metrics_spec,
-      trace_path, folded_path, flamegraph_path, flame_weight, rings;
+      trace_path, folded_path, flamegraph_path, flame_weight, rings, keep_rings;
   double duration = 0;
   double interval = 0;
   std::vector<std::string> filters;
@@ -66,6 +66,7 @@ struct Raw {
   CLI::Option* trace_opt = nullptr;
   CLI::Option* files_opt = nullptr;
   CLI::Option* rings_opt = nullptr;
+  CLI::Option* keep_rings_opt = nullptr;
   CLI::Option* histograms_opt = nullptr;
   CLI::Option* folded_opt = nullptr;
   CLI::Option* flamegraph_opt = nullptr;
@@ -87,6 +88,13 @@ void add_run_options(CLI::App& app, Options& opts, Raw& raw) {
                                 "JSON report (schema 2) to FILE, or stdout when FILE is "
                                 "omitted or '-' (the text report then goes to stderr)")
                      ->type_name("[=FILE]");
+  raw.keep_rings_opt =
+      app.add_option("--keep-rings", raw.keep_rings,
+                     "Destroyed rings kept one by one, the most notable then the busiest "
+                     "(default 256); the rest are summed per process, then per command "
+                     "name, so memory and reports stay bounded on long runs ('all' keeps "
+                     "every one)")
+          ->type_name("N|all");
   raw.leak_opt =
       app.add_option("--leak-age", opts.leak_age_s,
                      "Requests in flight longer than this when the window ends are "
@@ -204,6 +212,14 @@ void add_watch_options(CLI::App& app, Options& opts, Raw& raw) {
                "Version, kernel release, support tier and per-feature status");
 }
 
+// "N" or "all" (nullopt) for an option that counts rings.
+std::optional<std::size_t> rings_or_all(std::string_view option, const std::string& text) {
+  if (text == "all") return std::nullopt;
+  const std::optional<uint64_t> n = parse_whole_number(text);
+  if (!n) throw UsageError(fmt::format("{} wants a number of rings, 0 or more, or all", option));
+  return static_cast<std::size_t>(*n);
+}
+
 // The command, the targets and the window, in the order their errors are reported.
 void check_window(const CLI::App& app, const Raw& raw, bool command_after_dashes, Options& opts) {
   opts.command = app.remaining();
@@ -223,6 +239,7 @@ void check_window(const CLI::App& app, const Raw& raw, bool command_after_dashes
   if (raw.leak_opt->count() && !(std::isfinite(opts.leak_age_s) && opts.leak_age_s >= 0)) {
     throw UsageError("--leak-age wants a number of seconds, 0 or more");
   }
+  if (raw.keep_rings_opt->count()) opts.keep_rings = rings_or_all("--keep-rings", raw.keep_rings);
 }
 
 void check_file_table(const Raw& raw, Options& opts) {
@@ -270,15 +287,7 @@ void check_text_shape(const Raw& raw, Options& opts) {
   if (raw.histograms_opt->count() && !opts.compact) {
     throw UsageError("--histograms adds histograms to -c; the full report has them already");
   }
-  if (raw.rings_opt->count()) {
-    if (raw.rings == "all") {
-      opts.full_rings = std::nullopt;
-    } else {
-      const std::optional<uint64_t> n = parse_whole_number(raw.rings);
-      if (!n) throw UsageError("--rings wants a number of rings, 0 or more, or all");
-      opts.full_rings = static_cast<std::size_t>(*n);
-    }
-  }
+  if (raw.rings_opt->count()) opts.full_rings = rings_or_all("--rings", raw.rings);
 }
 
 void check_outputs(const Raw& raw, Options& opts) {

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/argv.h"
+#include "snapshot/retired_store.h"
 #include "uringscope/findings.h"
 #include "metrics/metrics.h"
 #include "report/folded.h"
@@ -31,6 +32,8 @@ struct Options {
   bool compact = false;              // -c: per-op table and findings only
   bool histograms = false;           // --histograms: latency histograms in -c too
   std::optional<std::size_t> full_rings = kDefaultFullRings;  // --rings N|all
+  // --keep-rings N|all: destroyed rings kept one by one (nullopt: all)
+  std::optional<std::size_t> keep_rings = FoldLimits{}.rings;
   DisplayFilter display_filter;      // -e: text output only
   bool no_findings = false;          // --no-findings: numbers only
   bool list_ops = false;             // --list-ops

@@ -87,6 +87,8 @@ TracerConfig tracer_config(const Options& opts, const Targets& targets, const Ta
   config.boundary = opts.boundary;
   config.files = opts.files;
   config.liburing = opts.liburing;
+  config.folds.rings = opts.keep_rings.value_or(FoldLimits::kUnbounded);
+  config.folds.leak_age_ns = static_cast<uint64_t>(opts.leak_age_s * 1e9);
   return config;
 }
 

@@ -92,7 +92,8 @@ void SkeletonFree::operator()(uringscope_bpf* skel) const {
 
 
 
-Tracer::Tracer(const KernelSupport& support, const TracerConfig& config) : config_(config) {
+Tracer::Tracer(const KernelSupport& support, const TracerConfig& config)
+    : retired_(config.folds), config_(config) {
   const TableSizes& sizes = config.sizes;
   if (!is_power_of_two(sizes.inflight_buckets) || !is_power_of_two(sizes.udata_slots)) {
     throw Error("in-flight and user_data table sizes must be powers of two");
@@ -385,6 +386,12 @@ void Tracer::drain_check(const std::function<void(const us_check_event&)>& sink,
       max_records);
 }
 
-std::size_t Tracer::reclaim_rings() { return reclaimer_ ? reclaimer_->reclaim(retired_) : 0; }
+std::size_t Tracer::reclaim_rings() {
+  if (!reclaimer_) return 0;
+  std::vector<RetiredRing> ended;
+  const std::size_t n = reclaimer_->reclaim(ended);
+  for (RetiredRing& ring : ended) retired_.add(std::move(ring));
+  return n;
+}
 
 }  // namespace uringscope

@@ -17,6 +17,7 @@
 #include "loader/record_buffer.h"
 #include "loader/ring_reclaim.h"
 #include "probe/probe.h"
+#include "snapshot/retired_store.h"
 #include "uringscope/raw_tables.h"
 
 struct uringscope_bpf;
@@ -48,6 +49,7 @@ struct TracerConfig {
   bool boundary = false;       // SQ wait, CQ depth and reap lag (bpf/boundary.bpf.h)
   bool liburing = false;       // --liburing: uprobes on a shared liburing (bpf/liburing.bpf.c)
   bool files = false;          // --files: per-file rows (bpf/files.bpf.h)
+  FoldLimits folds;            // destroyed rings kept one by one, then folded (--rings)
 };
 
 class Tracer {
@@ -146,7 +148,7 @@ class Tracer {
   std::unique_ptr<LiburingProbes> liburing_;  // with the boundary on, once attached
   std::unique_ptr<RingReclaimer> reclaimer_;  // when usc_ring_exit is loaded
   std::unique_ptr<MappedArray<us_inflight_bucket>> inflight_view_;  // for the sampler
-  std::vector<RetiredRing> retired_;
+  RetiredStore retired_;
   std::vector<uint32_t> prog_ids_;  // to wait for the kernel to free them
   std::vector<AttachFailure> rejections_;
   std::string enter_fallback_;  // why the fentry program was left out of the load

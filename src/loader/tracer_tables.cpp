@@ -98,7 +98,7 @@ RawTables Tracer::read_tables(bool with_inflight) const {
     raw.file_names = read_file_names();
     if (with_inflight) raw.req_files = copy_hash<uint64_t, us_req_file>(skel_->maps.req_files);
   }
-  raw.retired = retired_;
+  raw.retired = retired_.records();
   // Learnt for --trace alone too; the boundary is measured only when it is on.
   raw.cqe_order_known = config_.boundary && skel_->bss->cqe_order != US_CQE_ORDER_UNKNOWN;
   if (liburing_) raw.liburing = liburing_->status();

@@ -158,6 +158,8 @@ Json ring_json(const Ring& ring, uint64_t window_ns) {
               {"sq_tid", ring.sq_tid ? Json(ring.sq_tid) : Json(nullptr)},
               {"source", ring_source_name(ring.source)},
               {"destroyed", ring.destroyed},
+              {"fold", fold_scope_name(ring.fold)},
+              {"folded_rings", ring.folded_rings},
               {"avg_batch", ring.avg_batch()},
               {"counters", counters_json(ring.counters)},
               // A ring destroyed mid-window moved its bytes while it lived.

@@ -92,6 +92,17 @@ void render_op_poll(std::ostream& out, const OpStats& op, std::string_view inden
   out << line << '\n';
 }
 
+// Whose rings a fold sums, for its heading.
+std::string fold_owner(const Ring& ring) {
+  switch (ring.fold) {
+    case FoldScope::Process: return fmt::format("of {} pid {}", ring.comm, ring.pid);
+    case FoldScope::Command: return fmt::format("of processes named {}", ring.comm);
+    case FoldScope::All: return "of other processes";
+    case FoldScope::Ring: break;
+  }
+  return {};
+}
+
 }  // namespace
 
 bool has_op_details(const OpStats& op) {
@@ -103,13 +114,21 @@ void render_ring_header(std::ostream& out, const Ring& ring) {
     out << "other rings (ring table full)\n";
     return;
   }
-  std::string fd = ring.fd < 0 ? std::string("?") : std::to_string(ring.fd);
   auto size = [](uint32_t n) { return n ? std::to_string(n) : std::string("?"); };
   std::vector<std::string> flags = setup_flag_names(ring.setup_flags);
-  std::string line = fmt::format("ring #{} fd={}  sq={} cq={}  flags: {}", ring.id, fd,
-                                 size(ring.sq_entries), size(ring.cq_entries),
-                                 flags.empty() ? std::string("(none)")
-                                               : fmt::format("{}", fmt::join(flags, "|")));
+  const std::string shape = fmt::format("sq={} cq={}  flags: {}", size(ring.sq_entries),
+                                        size(ring.cq_entries),
+                                        flags.empty() ? std::string("(none)")
+                                                      : fmt::format("{}", fmt::join(flags, "|")));
+  if (ring.folded_rings) {
+    out << fmt::format("ring #{}: {} destroyed ring{} {}, summed  {}", ring.id,
+                       format_count(ring.folded_rings), ring.folded_rings == 1 ? "" : "s",
+                       fold_owner(ring), shape)
+        << '\n';
+    return;
+  }
+  std::string fd = ring.fd < 0 ? std::string("?") : std::to_string(ring.fd);
+  std::string line = fmt::format("ring #{} fd={}  {}", ring.id, fd, shape);
   std::string owner = ring.comm;
   if (ring.pid != 0) owner += (owner.empty() ? "" : " ") + fmt::format("pid {}", ring.pid);
   if (!owner.empty()) line += "   " + owner;

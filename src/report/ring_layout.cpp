@@ -50,17 +50,22 @@ std::vector<ProcessRings> group_by_process(std::vector<const Ring*> rings) {
   return groups;
 }
 
+// Rings in a row of their own or in a fold count the same: one each.
+std::size_t rings_in(const Ring& ring) { return ring.folded_rings ? ring.folded_rings : 1; }
+
 std::vector<HiddenProcess> sum_hidden(const std::vector<const Ring*>& rings) {
-  std::map<uint32_t, HiddenProcess> by_pid;
+  // A process by its pid; the folds of a name or of all other processes by their name.
+  std::map<std::pair<uint32_t, std::string>, HiddenProcess> by_owner;
   for (const Ring* ring : rings) {
-    HiddenProcess& p = by_pid[ring->pid];
+    const bool named_only = ring->fold == FoldScope::Command || ring->fold == FoldScope::All;
+    HiddenProcess& p = by_owner[{ring->pid, named_only ? ring->comm : std::string()}];
     p.pid = ring->pid;
-    if (p.comm.empty()) p.comm = ring->comm;
-    ++p.rings;
+    if (p.comm.empty()) p.comm = ring->fold == FoldScope::All ? "(other processes)" : ring->comm;
+    p.rings += rings_in(*ring);
     for (const OpStats& op : ring->ops) p.total += op;
   }
   std::vector<HiddenProcess> out;
-  for (auto& [pid, p] : by_pid) out.push_back(std::move(p));
+  for (auto& [owner, p] : by_owner) out.push_back(std::move(p));
   std::stable_sort(out.begin(), out.end(), [](const HiddenProcess& a, const HiddenProcess& b) {
     if (a.time_ns() != b.time_ns()) return a.time_ns() > b.time_ns();
     return a.total.submitted > b.total.submitted;
@@ -97,7 +102,7 @@ RingLayout layout_rings(const Snapshot& snap, const std::vector<Finding>& findin
   layout.full = group_by_process(full);
   layout.idle = group_by_process(idle);
   layout.hidden = sum_hidden(hidden);
-  layout.hidden_rings = hidden.size();
+  for (const Ring* ring : hidden) layout.hidden_rings += rings_in(*ring);
   layout.many_processes = layout.full.size() > 1;
   return layout;
 }

@@ -30,9 +30,9 @@ struct ProcessRings {
 
 // What the hidden active rings of one process add up to.
 struct HiddenProcess {
-  uint32_t pid = 0;
+  uint32_t pid = 0;    // 0 for the folds past one process: a name's, or all others'
   std::string comm;
-  std::size_t rings = 0;
+  std::size_t rings = 0;  // folded rings included
   OpStats total;  // every op of those rings merged, counted as the op table counts
   uint64_t time_ns() const { return total.latency.sum_ns; }
 };

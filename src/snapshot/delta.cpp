@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <optional>
+#include <set>
+#include <string>
 #include <tuple>
 #include <utility>
 
@@ -158,22 +161,97 @@ ToolStats tool_delta(const ToolStats& after, const ToolStats& before) {
 // identity; ctx is, except that a freed ring keeps its row (and ctx) while a new ring
 // at the same address gets a later row: rings sharing a ctx are told apart by their
 // order, which rows keep. The catch-all ring (ctx 0) is a kind of its own, so a ring
-// that lost its ctx to an allocation race (also 0) never pairs with it.
-using RingKey = std::tuple<bool, uint64_t, std::size_t>;  // catch-all, ctx, ordinal
+// that lost its ctx to an allocation race (also 0) never pairs with it; so is each kind
+// of fold, named by its process or its command name.
+enum class KeyKind { Ring, CatchAll, ProcessFold, CommandFold, AllFold };
+using RingKey = std::tuple<KeyKind, uint64_t, std::size_t, uint32_t, std::string>;
+
+KeyKind kind_of(const Ring& ring) {
+  if (ring.source == RingSource::CatchAll) return KeyKind::CatchAll;
+  switch (ring.fold) {
+    case FoldScope::Process: return KeyKind::ProcessFold;
+    case FoldScope::Command: return KeyKind::CommandFold;
+    case FoldScope::All: return KeyKind::AllFold;
+    case FoldScope::Ring: break;
+  }
+  return KeyKind::Ring;
+}
+
+RingKey fold_key(KeyKind kind, const Ring& ring) {
+  switch (kind) {
+    case KeyKind::ProcessFold: return {kind, 0, 0, ring.pid, ""};
+    case KeyKind::CommandFold: return {kind, 0, 0, 0, ring.comm};
+    default: return {kind, 0, 0, 0, ""};
+  }
+}
 
 std::vector<std::pair<RingKey, const Ring*>> keyed(const std::vector<Ring>& rings) {
   std::vector<const Ring*> by_id;
   for (const Ring& ring : rings) by_id.push_back(&ring);
   std::stable_sort(by_id.begin(), by_id.end(),
                    [](const Ring* x, const Ring* y) { return x->id < y->id; });
-  std::map<std::pair<bool, uint64_t>, std::size_t> seen;
+  std::map<std::pair<KeyKind, uint64_t>, std::size_t> seen;
   std::vector<std::pair<RingKey, const Ring*>> out;
   for (const Ring* ring : by_id) {
-    const bool catch_all = ring->source == RingSource::CatchAll;
-    std::size_t ordinal = seen[{catch_all, ring->ctx}]++;
-    out.push_back({RingKey{catch_all, ring->ctx, ordinal}, ring});
+    const KeyKind kind = kind_of(*ring);
+    if (kind != KeyKind::Ring && kind != KeyKind::CatchAll) {
+      out.push_back({fold_key(kind, *ring), ring});
+      continue;
+    }
+    std::size_t ordinal = seen[{kind, ring->ctx}]++;
+    out.push_back({RingKey{kind, ring->ctx, ordinal, 0, ""}, ring});
   }
   return out;
+}
+
+void add_boundary(RingBoundary& into, const RingBoundary& from) {
+  into.cq_depth_samples += from.cq_depth_samples;
+  into.cq_depth_sum += from.cq_depth_sum;
+  into.cq_depth_max = std::max(into.cq_depth_max, from.cq_depth_max);
+  into.reap_lag += from.reap_lag;
+  into.reap_lag_min += from.reap_lag_min;
+  into.reap_gap_sum_ns += from.reap_gap_sum_ns;
+  into.reap_gap_max_ns = std::max(into.reap_gap_max_ns, from.reap_gap_max_ns);
+  into.timer_looks += from.timer_looks;
+  into.sq_wait += from.sq_wait;
+  into.sq_taken_unseen += from.sq_taken_unseen;
+  into.sq_res_sum_ns += from.sq_res_sum_ns;
+  into.sq_res_max_ns = std::max(into.sq_res_max_ns, from.sq_res_max_ns);
+  into.sq_timer_looks += from.sq_timer_looks;
+  into.lu_submit_calls += from.lu_submit_calls;
+  into.lu_submit_sqes += from.lu_submit_sqes;
+  into.lu_submit_max = std::max(into.lu_submit_max, from.lu_submit_max);
+  into.lu_cqes_handed += from.lu_cqes_handed;
+  into.lu_reap_lag += from.lu_reap_lag;
+}
+
+void add_ring(Ring& into, const Ring& from) {
+  into.counters += from.counters;
+  add_boundary(into.boundary, from.boundary);
+  for (const OpStats& op : from.ops) {
+    auto it = std::find_if(into.ops.begin(), into.ops.end(),
+                           [&](const OpStats& o) { return o.opcode == op.opcode; });
+    if (it == into.ops.end()) into.ops.push_back(op);
+    else *it += op;
+  }
+}
+
+// Where a row of the earlier reading went when the later one no longer has it: a
+// destroyed ring past the rings kept one by one went into its process's fold, a
+// process's fold into its command's, that into the fold of all (retired_store.h). Its
+// numbers are in that fold, and were counted in intervals before.
+std::optional<RingKey> folded_into(const Ring& gone, const std::set<RingKey>& folds) {
+  std::vector<RingKey> chain;
+  const KeyKind kind = kind_of(gone);
+  if (kind == KeyKind::Ring) chain.push_back({KeyKind::ProcessFold, 0, 0, gone.pid, ""});
+  if (kind == KeyKind::Ring || kind == KeyKind::ProcessFold)
+    chain.push_back({KeyKind::CommandFold, 0, 0, 0, gone.comm});
+  if (kind != KeyKind::AllFold && kind != KeyKind::CatchAll)
+    chain.push_back({KeyKind::AllFold, 0, 0, 0, ""});
+  for (const RingKey& key : chain) {
+    if (folds.count(key)) return key;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -193,10 +271,28 @@ Snapshot snapshot_delta(const Snapshot& after, const Snapshot& before) {
 
   std::map<RingKey, const Ring*> earlier;
   for (const auto& [key, ring] : keyed(before.rings)) earlier[key] = ring;
+  const auto later = keyed(after.rings);
+  std::set<RingKey> now;
+  for (const auto& [key, ring] : later) now.insert(key);
 
-  for (const auto& [key, ring] : keyed(after.rings)) {
+  // A fold's interval is what it gained less what rows of the earlier reading brought
+  // into it: their numbers were counted while they were rows of their own.
+  std::map<RingKey, Ring> brought;
+  for (const auto& [key, ring] : earlier) {
+    if (now.count(key)) continue;
+    if (auto into = folded_into(*ring, now)) {
+      auto [it, fresh] = brought.try_emplace(*into);
+      if (fresh) {
+        if (auto e = earlier.find(*into); e != earlier.end()) it->second = *e->second;
+      }
+      add_ring(it->second, *ring);
+    }
+  }
+
+  for (const auto& [key, ring] : later) {
     auto it = earlier.find(key);
     const Ring* prev = it == earlier.end() ? nullptr : it->second;
+    if (auto b = brought.find(key); b != brought.end()) prev = &b->second;
 
     Ring r = *ring;  // metadata: the newer reading's
     r.counters = counters_delta(ring->counters, prev ? prev->counters : Counters{});

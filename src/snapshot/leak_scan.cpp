@@ -45,34 +45,37 @@ RequestWhere where_of(uint8_t state) {
   }
 }
 
-// A request still in the in-flight table: past the leak age it is either waiting on an
-// event (armed poll, or an op that waits by design: pending) or not (stuck in io-wq, or
-// never progressing, or abandoned by an exiting owner: suspected). `end_ns` is the end
-// of the window, or of its ring when the ring was destroyed first.
 std::optional<PendingRequest> pending_of(const us_inflight& w, uint32_t ring_id, uint64_t end_ns,
                                          uint64_t leak_age_ns, const RequestFiles& files) {
-  if (!w.req) return std::nullopt;
-  // IOSQE_CQE_SKIP_SUCCESS requests post nothing when they succeed: their entry stays
-  // behind by design.
-  if ((w.state & US_IF_CQE_SKIP) && !(w.state & US_IF_ABANDONED)) return std::nullopt;
-  const uint64_t age = age_at(w.start_ns, end_ns);
-  if (age < leak_age_ns) return std::nullopt;
+  const LeakKind kind = leak_kind(w, end_ns, leak_age_ns);
+  if (kind == LeakKind::None) return std::nullopt;
   PendingRequest p;
   p.ring = ring_id;
   p.opcode = w.opcode;
-  p.age_ns = age;
+  p.age_ns = age_at(w.start_ns, end_ns);
   p.user_data = w.user_data;
   p.where = where_of(w.state);
   p.file = files.name_of(w);
   p.abandoned = w.state & US_IF_ABANDONED;
-  // A send waiting for its notification waits on the peer's acknowledgement, as a poll
-  // waits on its file: not the program's leak.
-  p.waiting = p.where == RequestWhere::Poll || p.where == RequestWhere::Notification ||
-              opcode_waits_for_event(w.opcode);
+  p.waiting = kind == LeakKind::Waiting;
   return p;
 }
 
 }  // namespace
+
+LeakKind leak_kind(const us_inflight& w, uint64_t end_ns, uint64_t leak_age_ns) {
+  if (!w.req) return LeakKind::None;
+  // IOSQE_CQE_SKIP_SUCCESS requests post nothing when they succeed: their entry stays
+  // behind by design.
+  if ((w.state & US_IF_CQE_SKIP) && !(w.state & US_IF_ABANDONED)) return LeakKind::None;
+  if (age_at(w.start_ns, end_ns) < leak_age_ns) return LeakKind::None;
+  // A send waiting for its notification waits on the peer's acknowledgement, as a poll
+  // waits on its file: not the program's leak.
+  const RequestWhere where = where_of(w.state);
+  const bool waiting = where == RequestWhere::Poll || where == RequestWhere::Notification ||
+                       opcode_waits_for_event(w.opcode);
+  return waiting ? LeakKind::Waiting : LeakKind::Suspected;
+}
 
 // The in-flight table at the end, and the requests destroyed rings left behind.
 void scan_leaks(Snapshot& snap, const RawTables& raw, const std::map<uint32_t, uint32_t>& id_of_row,
@@ -110,6 +113,15 @@ void scan_leaks(Snapshot& snap, const RawTables& raw, const std::map<uint32_t, u
       ++c.leaks_suspected;
     }
     leak.oldest_ns = std::max(leak.oldest_ns, p.age_ns);
+  }
+  // Folded rings keep their oldest requests; the rest were counted when they folded.
+  for (std::size_t i = 0; i < raw.retired.size(); ++i) {
+    const RetiredRing& retired = raw.retired[i];
+    Counters& c = snap.rings[id_of_retired[i]].counters;
+    c.leaks_pending += retired.unlisted_waiting;
+    c.leaks_suspected += retired.unlisted_suspected;
+    leak.pending += retired.unlisted_waiting;
+    leak.suspected += retired.unlisted_suspected;
   }
   if (found.size() > kMaxLeakRecords) found.resize(kMaxLeakRecords);
   leak.requests = std::move(found);

@@ -19,6 +19,13 @@ inline uint64_t age_at(uint64_t since_ns, uint64_t end_ns) {
   return since_ns && end_ns > since_ns ? end_ns - since_ns : 0;
 }
 
+// What a request still in flight at `end_ns` (the end of the window, or of its ring when
+// the ring was destroyed first) is: young, or past the leak age and waiting on an event
+// (armed poll, an op that waits by design: pending), or not (stuck in io-wq, never
+// progressing, abandoned by an exiting owner: suspected).
+enum class LeakKind { None, Waiting, Suspected };
+LeakKind leak_kind(const us_inflight& w, uint64_t end_ns, uint64_t leak_age_ns);
+
 // Fills snap.leak and each ring's leak counters. `id_of_row`: ring row -> report id of
 // the live rings; `id_of_retired`: the report id of each of raw.retired.
 void scan_leaks(Snapshot& snap, const RawTables& raw, const std::map<uint32_t, uint32_t>& id_of_row,

@@ -180,4 +180,14 @@ std::string_view ring_source_name(RingSource source) {
   return "first_submit";
 }
 
+std::string_view fold_scope_name(FoldScope scope) {
+  switch (scope) {
+    case FoldScope::Ring: return "ring";
+    case FoldScope::Process: return "process";
+    case FoldScope::Command: return "command";
+    case FoldScope::All: return "all";
+  }
+  return "ring";
+}
+
 }  // namespace uringscope

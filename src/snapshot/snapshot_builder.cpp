@@ -247,6 +247,9 @@ std::vector<std::pair<Ring, int64_t>> rings_found(const RawTables& raw, uint64_t
     Ring ring = ring_of(retired.row, retired.info, retired.stats,
                         ops_of_retired(retired), retired.retired_ns);
     ring.destroyed = true;
+    ring.fold = retired.scope;
+    ring.folded_rings = retired.scope == FoldScope::Ring ? 0 : retired.rings;
+    if (ring.folded_rings) ring.counters.rings_created = retired.created;
     ring.files = files_of_row(retired.files, raw.file_names, retired.row);
     found.emplace_back(std::move(ring), -1 - static_cast<int64_t>(i));
   }

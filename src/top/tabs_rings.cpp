@@ -25,6 +25,15 @@ uint64_t ring_bytes(const Ring& ring) {
 
 std::string ring_name(const Ring& ring) {
   if (ring.source == RingSource::CatchAll) return "other rings";
+  // A fold of destroyed rings (--keep-rings): how many, and whose.
+  switch (ring.fold) {
+    case FoldScope::Process:
+      return fmt::format("#{} {}[{}] x{}", ring.id, printable(ring.comm), ring.pid, ring.folded_rings);
+    case FoldScope::Command:
+      return fmt::format("#{} {}[*] x{}", ring.id, printable(ring.comm), ring.folded_rings);
+    case FoldScope::All: return fmt::format("#{} others x{}", ring.id, ring.folded_rings);
+    case FoldScope::Ring: break;
+  }
   return fmt::format("#{} {}[{}]", ring.id, printable(ring.comm), ring.pid);
 }
 
@@ -89,7 +98,7 @@ std::map<uint32_t, Process> processes_of(const TabData& data) {
     Process& p = procs[ring.pid];
     p.pid = ring.pid;
     if (p.comm.empty()) p.comm = ring.comm;
-    ++p.rings;
+    p.rings += ring.folded_rings ? ring.folded_rings : 1;  // a fold: the rings it sums
     p.total += ring.counters;
     p.latency += ring_latency(ring);
     if (const Ring* now = ring_by_id(data.interval, ring.id)) {

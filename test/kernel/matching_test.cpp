@@ -134,6 +134,49 @@ TEST_F(Matching, ChurnedRingsEachKeepTheirOwnNumbers) {
   }
 }
 
+// Past --keep-rings, destroyed rings fold into one row for their process: the report
+// holds at most that many rings of their own, and the fold every other ring and NOP.
+// The injector's own ring, idle in this scenario and destroyed at its exit, is folded
+// or kept like any other.
+TEST_F(Matching, FoldedRingsKeepEveryCount) {
+  auto [report, gt] = run_scenario({"ring-churn", "60"}, 0,
+                                   {"URINGSCOPE_TABLE_SIZES=rings=16,opstats=32"},
+                                   {"--keep-rings", "8"});
+  const long long nops_per_ring = gt.value("nops_per_ring");
+  long long single = 0, folded = 0, fold_rows = 0, fold_nops = 0, submissions = 0;
+  for (const auto& ring : report.at("rings")) {
+    EXPECT_EQ(num(ring, "pid"), gt.value("pid")) << "a ring of the process beside: " << ring.dump();
+    const long long n = num(ring.at("counters"), "submissions");
+    submissions += n;
+    if (ring.at("fold") == "process") {
+      ++fold_rows;
+      folded += num(ring, "folded_rings");
+      fold_nops += n;
+      EXPECT_TRUE(ring.at("destroyed").get<bool>());
+      EXPECT_EQ(num(ring.at("counters"), "rings_created"), num(ring, "folded_rings"));
+    } else if (n > 0) {
+      EXPECT_EQ(ring.at("fold"), "ring");
+      single += ring.at("destroyed").get<bool>();
+    }
+  }
+  EXPECT_LE(single, 8);
+  EXPECT_EQ(fold_rows, 1);
+  EXPECT_EQ(num(report.at("tool_stats"), "rings_full"), 0);
+  const long long nops = gt.number("op", "NOP", "submitted");
+  // Exact unless the kernel skipped our programs for some events (it says how many).
+  const long long missed = num(report.at("tool_stats"), "kernel_misses");
+  if (missed == 0) {
+    EXPECT_EQ(fold_nops % nops_per_ring, 0);
+    EXPECT_EQ(single + fold_nops / nops_per_ring, gt.value("rings"));
+    // Besides the churned rings, at most the injector's own ring, idle here.
+    EXPECT_LE(folded - fold_nops / nops_per_ring, 1);
+    EXPECT_EQ(submissions, nops);
+  } else {
+    EXPECT_LE(submissions, nops);
+    EXPECT_GE(submissions + missed, nops);
+  }
+}
+
 // The in-flight table forced to 8 ways beside 32 NOPs in flight per submit: requests
 // that find no way are dropped (the newcomers, never the older ones) and counted, and
 // every count still adds up.

@@ -237,6 +237,15 @@ TEST(Options, RingsAndHistograms) {
             "--histograms adds histograms to -c; the full report has them already");
 }
 
+TEST(Options, KeepRings) {
+  EXPECT_EQ(parse({"-a"}).keep_rings, FoldLimits{}.rings);
+  EXPECT_EQ(parse({"--keep-rings", "8", "-a"}).keep_rings, 8u);
+  EXPECT_EQ(parse({"--keep-rings", "0", "-a"}).keep_rings, 0u);
+  EXPECT_EQ(parse({"--keep-rings", "all", "-a"}).keep_rings, std::nullopt);
+  EXPECT_EQ(error_of({"--keep-rings", "many", "-a"}),
+            "--keep-rings wants a number of rings, 0 or more, or all");
+}
+
 TEST(Options, FlameOutputErrors) {
   EXPECT_EQ(error_of({"--folded", "x", "--flame-weight", "size", "-a"}),
             "--flame-weight wants count, bytes or time");

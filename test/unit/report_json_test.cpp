@@ -177,7 +177,7 @@ TEST_F(ReportJson, Rings) {
   std::set<std::string> ring_keys{"id",        "fd",       "pid",        "comm",   "sq_entries",
                                   "cq_entries", "flags",    "flag_names", "sqpoll", "source", "destroyed",
                                   "avg_batch", "counters", "ops",
-                                  "sq_tid", "files"};  // added within schema 2
+                                  "sq_tid", "files", "fold", "folded_rings"};  // added within schema 2
   for (const Json& r : rings) {
     EXPECT_EQ(keys_of(r), ring_keys);
     EXPECT_EQ(keys_of(r.at("counters")), keys_of(counters_json(Counters{})));
@@ -604,7 +604,7 @@ const std::set<std::string> kKeyPaths = {
     "rings", "rings[]", "rings[].id", "rings[].fd", "rings[].pid", "rings[].comm",
     "rings[].sq_entries", "rings[].cq_entries", "rings[].flags", "rings[].flag_names",
     "rings[].flag_names[]", "rings[].sqpoll", "rings[].sq_tid", "rings[].source", "rings[].destroyed",
-    "rings[].avg_batch",
+    "rings[].fold", "rings[].folded_rings", "rings[].avg_batch",
     "rings[].counters",
     "rings[].counters.enter_calls", "rings[].counters.enter_submit_calls",
     "rings[].counters.to_submit_sum", "rings[].counters.submissions",

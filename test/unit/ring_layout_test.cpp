@@ -3,6 +3,7 @@
 // per process and the rest into one table, on hand-built rings whose numbers are here.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -39,6 +40,10 @@ Ring active_ring(uint32_t id, uint32_t pid, std::string comm, uint64_t reads, ui
   ring.ops = {op};
   ring.counters.submissions = ring.counters.completions = reads;
   return ring;
+}
+
+std::string owner_label(const HiddenProcess& p) {
+  return p.pid ? p.comm + " pid " + std::to_string(p.pid) : p.comm;
 }
 
 std::vector<uint32_t> ids(const std::vector<ProcessRings>& groups) {
@@ -120,6 +125,51 @@ TEST(RingLayout, OneProcessHasNoHeadingAndZeroRingsSumsEveryRing) {
   ASSERT_EQ(none.hidden.size(), 1u);
   EXPECT_EQ(none.hidden[0].rings, 2u);
   EXPECT_EQ(none.hidden[0].total.latency.count(), 10u);
+}
+
+// A fold of destroyed rings (--keep-rings) counts as the rings it sums; the folds past
+// one process are rows of their own, by name, not merged as "pid 0".
+TEST(RingLayout, AFoldCountsAsTheRingsItSums) {
+  Snapshot snap;
+  Ring process = active_ring(1, 7, "app", 40, 40);
+  process.fold = FoldScope::Process;
+  process.folded_rings = 10;
+  Ring named = active_ring(2, 0, "app", 9, 9);
+  named.fold = FoldScope::Command;
+  named.folded_rings = 3;
+  Ring other_name = active_ring(3, 0, "tool", 9, 9);
+  other_name.fold = FoldScope::Command;
+  other_name.folded_rings = 4;
+  Ring rest = active_ring(4, 0, "", 5, 5);
+  rest.fold = FoldScope::All;
+  rest.folded_rings = 5;
+  snap.rings = {active_ring(0, 7, "app", 5, 5), process, named, other_name, rest};
+  const RingLayout layout = layout_rings(snap, {}, 0);
+  EXPECT_EQ(layout.hidden_rings, 1u + 10 + 3 + 4 + 5);
+  ASSERT_EQ(layout.hidden.size(), 4u);
+  std::map<std::string, std::size_t> rings;
+  for (const HiddenProcess& p : layout.hidden) rings[owner_label(p)] = p.rings;
+  EXPECT_EQ(rings, (std::map<std::string, std::size_t>{
+                       {"app pid 7", 11}, {"app", 3}, {"tool", 4}, {"(other processes)", 5}}));
+}
+
+TEST(RingLayoutText, AFoldsHeadingSaysWhoseRingsItSums) {
+  Ring fold = active_ring(9, 51304, "inject", 3, 3);
+  fold.fold = FoldScope::Process;
+  fold.folded_rings = 1952;
+  fold.sq_entries = 16;
+  fold.cq_entries = 32;
+  std::ostringstream out;
+  render_ring_header(out, fold);
+  EXPECT_EQ(out.str(),
+            "ring #9: 1,952 destroyed rings of inject pid 51304, summed  sq=16 cq=32  flags: (none)\n");
+  fold.fold = FoldScope::Command;
+  fold.pid = 0;
+  fold.sq_entries = 0;
+  std::ostringstream named;
+  render_ring_header(named, fold);
+  EXPECT_EQ(named.str(),
+            "ring #9: 1,952 destroyed rings of processes named inject, summed  sq=? cq=32  flags: (none)\n");
 }
 
 TEST(RingLayoutText, HeadingsIdleLineAndTheTableOfTheRest) {
