@@ -9,6 +9,24 @@
 #include <bpf/bpf_tracing.h>
 
 /*
+ * io_uring_create names a ctx that ring_ids still maps: a freed ring whose teardown end
+ * the kernel skipped (a recursion miss on workqueue_execute_end, tool_stats.kernel_misses).
+ * Its row is retired now, as the retire program would have, so it is folded and reused
+ * like any other instead of staying alive in the report for ever.
+ */
+static __always_inline void retire_stale_ctx(__u64 ctx)
+{
+	struct us_retired retired = {};
+	__u32 *row = bpf_map_lookup_elem(&ring_ids, &ctx);
+
+	if (!row || *row == US_RING_CATCHALL)
+		return;
+	retired.row = *row;
+	retired.ns = bpf_ktime_get_ns();
+	bpf_map_push_elem(&retired_rings, &retired, 0);
+}
+
+/*
  * Another process's new ring at the address of a target's ring that has been freed: the
  * address must stop meaning the target's row, or that process's completions (which are
  * not filtered by task: any thread may post them) would be charged to the target. The
@@ -16,6 +34,7 @@
  */
 static __always_inline void forget_reused_ctx(__u64 ctx)
 {
+	retire_stale_ctx(ctx);
 	if (!bpf_map_delete_elem(&ring_ids, &ctx))
 		__sync_fetch_and_add(&ring_epoch, 1);
 }
@@ -30,6 +49,7 @@ int BPF_PROG(usc_create, int fd, void *ring_ctx, __u32 sq_entries, __u32 cq_entr
 		forget_reused_ctx((__u64)ring_ctx);
 		return 0;
 	}
+	retire_stale_ctx((__u64)ring_ctx);
 	seed.ctx = (__u64)ring_ctx;
 	seed.tgid = current_tgid();
 	/* With IORING_SETUP_REGISTERED_FD_ONLY (6.5) "fd" is a registered-ring index. */
