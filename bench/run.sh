@@ -41,6 +41,8 @@ usage: bench/run.sh [options]
                        uringscope-noboundary is uringscope --no-boundary (the
                        default mode without the boundary); uringscope-files is
                        uringscope --files (per-file attribution);
+                       uringscope-catchers loads each program with its catcher
+                       (URINGSCOPE_FORCE_FEATURES=catchers), as 6.19+ kernels do;
                        uringscope-limit is bench/limit: empty programs on the
                        hooks the default mode attaches (`uringscope -v` lists them),
                        each returning at once: the physical limit of the design;

@@ -16,6 +16,7 @@
  * them for (aux_req.bpf.h), then fall back to the (ring, user_data) index.
  */
 #include "tables.bpf.h"
+#include "catch.bpf.h"
 #include "bits.bpf.h"
 #include "trace.bpf.h"
 #include "check.bpf.h"
@@ -310,22 +311,22 @@ static __always_inline void on_complete(void *ctx, bool direct, __u64 req_addr,
 		complete_untracked(ctx, direct, ring, req_addr, res, cflags);
 }
 
-SEC("tp_btf/io_uring_complete")
-int BPF_PROG(usc_cqe, struct io_ring_ctx *ring_ctx, void *req, struct io_uring_cqe *cqe)
+US_PROG("tp_btf/io_uring_complete", usc_cqe,
+	struct io_ring_ctx *ring_ctx, void *req, struct io_uring_cqe *cqe)
 {
 	on_complete(ring_ctx, true, (__u64)req, cqe->user_data, cqe->res, cqe->flags);
 	return 0;
 }
 
-SEC("tp_btf/io_uring_complete")
-int BPF_PROG(usc_cqe_req, void *ring_ctx, void *req, __u64 user_data, int res, unsigned int cflags)
+US_PROG("tp_btf/io_uring_complete", usc_cqe_req,
+	void *ring_ctx, void *req, __u64 user_data, int res, unsigned int cflags)
 {
 	on_complete(ring_ctx, false, (__u64)req, user_data, res, cflags);
 	return 0;
 }
 
-SEC("tp_btf/io_uring_complete")
-int BPF_PROG(usc_cqe_ud, void *ring_ctx, __u64 user_data, int res, unsigned int cflags)
+US_PROG("tp_btf/io_uring_complete", usc_cqe_ud,
+	void *ring_ctx, __u64 user_data, int res, unsigned int cflags)
 {
 	on_complete(ring_ctx, false, 0, user_data, res, cflags);
 	return 0;
@@ -337,8 +338,8 @@ int BPF_PROG(usc_cqe_ud, void *ring_ctx, __u64 user_data, int res, unsigned int 
  * 5.19-6.0 code both fired for one CQE; the tracked request is then already gone here
  * and only the overflow is counted.)
  */
-SEC("tp_btf/io_uring_cqe_overflow")
-int BPF_PROG(usc_cqe_ovf, void *ring_ctx, __u64 user_data, __s32 res, __u32 cflags, void *ocqe)
+US_PROG("tp_btf/io_uring_cqe_overflow", usc_cqe_ovf,
+	void *ring_ctx, __u64 user_data, __s32 res, __u32 cflags, void *ocqe)
 {
 	__u32 ring = ring_lookup((__u64)ring_ctx);
 	struct us_inflight *w;

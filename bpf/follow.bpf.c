@@ -12,6 +12,7 @@
  *   usc_fork_exit  sched_process_exit(task, ...)
  */
 #include "tables.bpf.h"
+#include "catch.bpf.h"
 #include <bpf/bpf_tracing.h>
 
 static __always_inline void set_target_bit(__u32 tgid, bool on)
@@ -27,8 +28,8 @@ static __always_inline void set_target_bit(__u32 tgid, bool on)
 		__sync_fetch_and_and(bits, ~(1ull << (tgid & 63)));
 }
 
-SEC("tp_btf/sched_process_fork")
-int BPF_PROG(usc_fork, struct task_struct *parent, struct task_struct *child)
+US_PROG("tp_btf/sched_process_fork", usc_fork,
+	struct task_struct *parent, struct task_struct *child)
 {
 	if (!follow_forks || child->pid != child->tgid)
 		return 0;
@@ -44,8 +45,7 @@ int BPF_PROG(usc_fork, struct task_struct *parent, struct task_struct *child)
  * end the window when they exit, so clearing theirs too loses nothing: what the kernel
  * does for their rings afterwards (teardown cancellations) is attributed by ring.
  */
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(usc_fork_exit, struct task_struct *task)
+US_PROG("tp_btf/sched_process_exit", usc_fork_exit, struct task_struct *task)
 {
 	__u32 tgid = task_tgid(task);
 	__u8 one = 1;

@@ -12,6 +12,7 @@
  *                                                                            5.15-5.19
  */
 #include "tables.bpf.h"
+#include "catch.bpf.h"
 #include "trace.bpf.h"
 #include "files.bpf.h"
 #include <bpf/bpf_tracing.h>
@@ -44,15 +45,13 @@ static __always_inline void on_poll_arm(struct io_kiocb *req, __u64 req_addr, bo
 	}
 }
 
-SEC("tp_btf/io_uring_poll_arm")
-int BPF_PROG(usc_poll_arm, struct io_kiocb *req, int mask, int events)
+US_PROG("tp_btf/io_uring_poll_arm", usc_poll_arm, struct io_kiocb *req, int mask, int events)
 {
 	on_poll_arm(req, tp_arg_bits(ctx, 0), true);
 	return 0;
 }
 
-SEC("tp_btf/io_uring_poll_arm")
-int BPF_PROG(usc_poll_arm_ctx, void *ring_ctx, void *req)
+US_PROG("tp_btf/io_uring_poll_arm", usc_poll_arm_ctx, void *ring_ctx, void *req)
 {
 	on_poll_arm(req, (__u64)req, false);
 	return 0;

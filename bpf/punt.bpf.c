@@ -16,6 +16,7 @@
  * nonblocking attempt returned -EAGAIN and no poll could be armed).
  */
 #include "tables.bpf.h"
+#include "catch.bpf.h"
 #include "trace.bpf.h"
 #include "files.bpf.h"
 #include <bpf/bpf_tracing.h>
@@ -59,23 +60,20 @@ static __always_inline void on_punt(struct io_kiocb *req, __u64 req_addr, int ha
 	}
 }
 
-SEC("tp_btf/io_uring_queue_async_work")
-int BPF_PROG(usc_punt, struct io_kiocb *req, int rw)
+US_PROG("tp_btf/io_uring_queue_async_work", usc_punt, struct io_kiocb *req, int rw)
 {
 	on_punt(req, tp_arg_bits(ctx, 0), rw, true);
 	return 0;
 }
 
-SEC("tp_btf/io_uring_queue_async_work")
-int BPF_PROG(usc_punt_ctx_req, void *ring_ctx, void *req, __u64 user_data, __u8 opcode,
-	     unsigned int flags, void *work, int rw)
+US_PROG("tp_btf/io_uring_queue_async_work", usc_punt_ctx_req, void *ring_ctx, void *req,
+	__u64 user_data, __u8 opcode, unsigned int flags, void *work, int rw)
 {
 	on_punt(req, (__u64)req, rw, false);
 	return 0;
 }
 
-SEC("tp_btf/io_uring_queue_async_work")
-int BPF_PROG(usc_punt_ctx_rw, void *ring_ctx, int rw, void *req)
+US_PROG("tp_btf/io_uring_queue_async_work", usc_punt_ctx_rw, void *ring_ctx, int rw, void *req)
 {
 	on_punt(req, (__u64)req, rw, false);
 	return 0;

@@ -15,13 +15,13 @@
  * exit_work is that ring's own exit work, so a hit can only be its teardown.
  */
 #include "tables.bpf.h"
+#include "catch.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 
 /* raw_tp, not tp_btf: tp_btf refuses a load of the function-pointer argument, and both
  * arguments are only numbers here. */
-SEC("raw_tp/workqueue_execute_end")
-int BPF_PROG(usc_ring_exit, __u64 work, __u64 function)
+US_PROG("raw_tp/workqueue_execute_end", usc_ring_exit, __u64 work, __u64 function)
 {
 	struct us_retired retired = {};
 	__u64 ring_ctx;

@@ -5,6 +5,7 @@
  * that drive it.
  */
 #include "tables.bpf.h"
+#include "catch.bpf.h"
 #include "boundary_sq.bpf.h"
 #include <bpf/bpf_tracing.h>
 
@@ -40,8 +41,8 @@ static __always_inline void forget_reused_ctx(__u64 ctx)
 }
 
 /* Same prototype in 5.15-6.18: (int fd, void *ctx, u32 sq_entries, u32 cq_entries, u32 flags). */
-SEC("tp_btf/io_uring_create")
-int BPF_PROG(usc_create, int fd, void *ring_ctx, __u32 sq_entries, __u32 cq_entries, __u32 flags)
+US_PROG("tp_btf/io_uring_create", usc_create,
+	int fd, void *ring_ctx, __u32 sq_entries, __u32 cq_entries, __u32 flags)
 {
 	struct us_ring_seed seed = {};
 

@@ -2,6 +2,7 @@
 /* Definitions of the shared maps and globals declared in state.bpf.h. */
 #include "state.bpf.h"
 #include "aux_req.bpf.h"
+#include "catch.bpf.h"
 
 struct us_ring_ids_map ring_ids SEC(".maps");
 struct us_ring_info_map ring_info SEC(".maps");
@@ -30,6 +31,7 @@ struct us_file_names_map file_names SEC(".maps");
 struct us_req_files_map req_files SEC(".maps");
 struct us_name_scratch_map name_scratch SEC(".maps");
 struct us_filestat_zero_map filestat_zero SEC(".maps");
+struct us_catch_marks_map catch_marks SEC(".maps");
 
 const volatile bool filter_tgids = false;
 const volatile __u32 max_rings = US_DEFAULT_MAX_RINGS;
@@ -51,6 +53,7 @@ const volatile __u32 self_tgid = 0;
 const volatile bool boundary_on = false;
 const volatile bool aux_req_on = false;
 const volatile bool files_on = false;
+const volatile bool catch_on = false;
 
 __u32 ring_rows = 0;
 __u32 opstat_rows = 0;

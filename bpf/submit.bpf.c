@@ -12,6 +12,7 @@
  *   failure  usc_req_failed   io_uring_req_failed(sqe, req, error)           6.0+
  */
 #include "tables.bpf.h"
+#include "catch.bpf.h"
 #include "trace.bpf.h"
 #include "check.bpf.h"
 #include "boundary_sq.bpf.h"
@@ -186,22 +187,19 @@ static __always_inline void on_submit(struct io_kiocb *req, __u64 req_addr, bool
 	}
 }
 
-SEC("tp_btf/io_uring_submit_req")
-int BPF_PROG(usc_sub_req, struct io_kiocb *req)
+US_PROG("tp_btf/io_uring_submit_req", usc_sub_req, struct io_kiocb *req)
 {
 	on_submit(req, tp_arg_bits(ctx, 0), true);
 	return 0;
 }
 
-SEC("tp_btf/io_uring_submit_sqe")
-int BPF_PROG(usc_sub_sqe, struct io_kiocb *req, bool force_nonblock)
+US_PROG("tp_btf/io_uring_submit_sqe", usc_sub_sqe, struct io_kiocb *req, bool force_nonblock)
 {
 	on_submit(req, tp_arg_bits(ctx, 0), true);
 	return 0;
 }
 
-SEC("tp_btf/io_uring_submit_sqe")
-int BPF_PROG(usc_sub_sqe_ctx, void *ring_ctx, void *req)
+US_PROG("tp_btf/io_uring_submit_sqe", usc_sub_sqe_ctx, void *ring_ctx, void *req)
 {
 	on_submit(req, (__u64)req, false);
 	return 0;
@@ -212,8 +210,8 @@ int BPF_PROG(usc_sub_sqe_ctx, void *ring_ctx, void *req)
  * tracepoint, but still posts a CQE with the error. By then an out-of-range opcode has
  * been reset to 0 in req->opcode, so the opcode comes from the SQE itself.
  */
-SEC("tp_btf/io_uring_req_failed")
-int BPF_PROG(usc_req_failed, const struct io_uring_sqe *sqe, struct io_kiocb *req, int error)
+US_PROG("tp_btf/io_uring_req_failed", usc_req_failed,
+	const struct io_uring_sqe *sqe, struct io_kiocb *req, int error)
 {
 	struct us_inflight_bucket *b;
 	struct us_inflight *w;

@@ -13,10 +13,10 @@
  * DEFER-TW finding reports.
  */
 #include "tables.bpf.h"
+#include "catch.bpf.h"
 #include <bpf/bpf_tracing.h>
 
-SEC("tp_btf/io_uring_task_add")
-int BPF_PROG(usc_task_add, struct io_kiocb *req, int mask)
+US_PROG("tp_btf/io_uring_task_add", usc_task_add, struct io_kiocb *req, int mask)
 {
 	struct us_inflight *w = inflight_find(tp_arg_bits(ctx, 0));
 	struct us_ring_info *info;
@@ -43,8 +43,7 @@ int BPF_PROG(usc_task_add, struct io_kiocb *req, int mask)
 }
 
 /* Both prototypes start (tctx, count): one program serves 6.0-6.8 and 6.9+. */
-SEC("tp_btf/io_uring_task_work_run")
-int BPF_PROG(usc_tw_run, void *tctx, unsigned int count)
+US_PROG("tp_btf/io_uring_task_work_run", usc_tw_run, void *tctx, unsigned int count)
 {
 	struct io_uring_task *task_ctx = tctx;
 	struct us_ring_stats *rs;
@@ -63,8 +62,8 @@ int BPF_PROG(usc_tw_run, void *tctx, unsigned int count)
 	return 0;
 }
 
-SEC("tp_btf/io_uring_local_work_run")
-int BPF_PROG(usc_local_tw, void *ring_ctx, int count, unsigned int loops)
+US_PROG("tp_btf/io_uring_local_work_run", usc_local_tw,
+	void *ring_ctx, int count, unsigned int loops)
 {
 	__u32 ring = ring_lookup((__u64)ring_ctx);
 	struct us_ring_stats *rs;

@@ -17,6 +17,7 @@
  *                    counted in worker_counts.
  */
 #include "tables.bpf.h"
+#include "catch.bpf.h"
 #include "boundary_timer.bpf.h"
 #include <bpf/bpf_tracing.h>
 
@@ -111,8 +112,7 @@ static __always_inline bool is_io_thread_comm(const struct task_struct *task)
 	       task->comm[3] == '-';
 }
 
-SEC("tp_btf/sched_process_exit")
-int BPF_PROG(usc_thread_exit, struct task_struct *task)
+US_PROG("tp_btf/sched_process_exit", usc_thread_exit, struct task_struct *task)
 {
 	__u32 tid;
 

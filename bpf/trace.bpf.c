@@ -11,11 +11,11 @@
  *   usc_trace_flush  run by userspace on each CPU before a drain (below)
  */
 #include "tables.bpf.h"
+#include "catch.bpf.h"
 #include "trace.bpf.h"
 #include <bpf/bpf_tracing.h>
 
-SEC("tp_btf/io_uring_file_get")
-int BPF_PROG(usc_file_get, struct io_kiocb *req, int fd)
+US_PROG("tp_btf/io_uring_file_get", usc_file_get, struct io_kiocb *req, int fd)
 {
 	struct us_trace_args t = { .kind = US_TR_ISSUE };
 	struct us_inflight *w;

@@ -235,8 +235,8 @@ enum us_tool_counter {
 	US_TOOL_CHECK_UNSEEN,    /* --check: iovecs past the eighth, or unreadable: unchecked */
 	US_TOOL_FILES_FULL,      /* CQEs left out of the per-file rows: that table was full */
 	US_TOOL_NAMES_FULL,      /* files left unnamed: the file name table was full */
-	US_TOOL_KERNEL_MISSES,   /* events a program was skipped for (already running on that
-				  * CPU): the kernel's count, read by userspace; BPF never writes it */
+	US_TOOL_KERNEL_MISSES,   /* the kernel's recursion misses, written by userspace only */
+	US_TOOL_MISSES_CAUGHT,   /* of those, events a catcher handled (catch.bpf.h): not lost */
 	US_TOOL__COUNT,
 };
 

@@ -5,10 +5,11 @@
  * from io-wq.
  */
 #include "tables.bpf.h"
+#include "catch.bpf.h"
 #include <bpf/bpf_tracing.h>
 
-SEC("tp_btf/io_uring_short_write")
-int BPF_PROG(usc_short_write, void *ring_ctx, __u64 fpos, __u64 wanted, __u64 got)
+US_PROG("tp_btf/io_uring_short_write", usc_short_write,
+	void *ring_ctx, __u64 fpos, __u64 wanted, __u64 got)
 {
 	__u32 ring = ring_lookup((__u64)ring_ctx);
 

@@ -6,7 +6,7 @@
 
 have_tracer() {
   case $1 in
-    none | uringscope | uringscope-json | uringscope-trace | uringscope-trace-null | uringscope-trace-stopped | uringscope-check | uringscope-boundary | uringscope-noboundary | uringscope-files | uringscope-noenter | uringscope-limit | uringscope-limit-trace | uringscope-timed | floor) return 0 ;;
+    none | uringscope | uringscope-json | uringscope-trace | uringscope-trace-null | uringscope-trace-stopped | uringscope-check | uringscope-boundary | uringscope-noboundary | uringscope-files | uringscope-catchers | uringscope-noenter | uringscope-limit | uringscope-limit-trace | uringscope-timed | floor) return 0 ;;
     uringscope-prev | uringscope-prev-trace) [[ -x ${BENCH_PREV_URINGSCOPE:-} ]] ;;
     uringscope-spine) ((spine_ok)) ;;
     bpftrace) command -v bpftrace >/dev/null &&
@@ -80,6 +80,9 @@ start_tracer() {
     uringscope-json) "$uringscope" --json="$log.json" -p "$target" >"$log" 2>&1 & ;;
     uringscope-spine) env "$spine_env" "$uringscope" -p "$target" >"$log" 2>&1 & ;;
     uringscope-noenter) env "$noenter_env" "$uringscope" -p "$target" >"$log" 2>&1 & ;;
+    # Each program with its catcher (bpf/catch.bpf.h), as on 6.19+ kernels, where the
+    # probe loads them: their price on a kernel that does not need them.
+    uringscope-catchers) env URINGSCOPE_FORCE_FEATURES=catchers "$uringscope" -p "$target" >"$log" 2>&1 & ;;
     uringscope-trace) "$uringscope" --trace "$shm/trace.json" -p "$target" >"$log" 2>&1 & ;;
     # The same trace formatted in full but written to /dev/null: what the file's bytes
     # cost (the page-cache copy and the pages behind it) apart from everything else.

@@ -37,8 +37,9 @@ enum class FeatureId : uint8_t {
   CheckOverlap,
   CheckUnmap,
   CheckBufreg,
+  Catchers,
 };
-inline constexpr std::size_t kFeatureCount = 21;
+inline constexpr std::size_t kFeatureCount = 22;
 
 // Which runs load a feature's programs: loading them otherwise would cost every run.
 enum class FeatureNeed { EveryRun, Trace, Follow, Check };
@@ -127,7 +128,17 @@ inline constexpr std::array<FeatureSpec, kFeatureCount> kFeatures{{
     {FeatureId::CheckBufreg, "check_bufreg", false,
      "--check cannot see registered buffers changed under a request (no HAZARD-BUFREG)",
      {"usc_ck_register"}, FeatureNeed::Check},
+    // Not a tracepoint of its own: whether the programs above load with their catchers,
+    // second copies that handle the events the kernel skips the first for
+    // (bpf/catch.bpf.h). A catcher is named after its program with kCatcherSuffix and
+    // serves the same feature.
+    {FeatureId::Catchers, "catchers", false,
+     "an event that arrives on a CPU where the same program is preempted is skipped by "
+     "the kernel and lost (counted in tool_stats.kernel_misses)",
+     {}},
 }};
+
+inline constexpr std::string_view kCatcherSuffix = "_catch";
 
 constexpr const FeatureSpec& feature_spec(FeatureId id) {
   return kFeatures[static_cast<std::size_t>(id)];

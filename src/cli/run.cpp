@@ -70,6 +70,7 @@ std::vector<std::string> env_list(const char* variable) {
 KernelSupport support_for_this_run(bool follow) {
   KernelSupport support = probe_this_kernel();
   force_programs(support, env_list("URINGSCOPE_FORCE_PROGRAMS"));
+  force_features(support, env_list("URINGSCOPE_FORCE_FEATURES"));
   skip_features(support, env_list("URINGSCOPE_SKIP_FEATURES"));
   check_runnable(support, follow);
   return support;

@@ -146,6 +146,13 @@ std::string Tracer::program_to_leave_out(int err, const KernelSupport& support,
     rejections_.push_back({rejected, FeatureId::AuxReq, fmt::format("fentry not loadable: {}", strerror(-err))});
     return rejected;
   }
+  // A refused catcher costs only the events its program may miss.
+  if (rejected.ends_with(kCatcherSuffix) && !left_out.count(rejected)) {
+    rejections_.push_back({rejected, FeatureId::Catchers,
+                           fmt::format("{} rejected by this kernel's verifier: {}", rejected,
+                                       libbpf_log_summary())});
+    return rejected;
+  }
   const bool verifier_spoke = log.find("PROG LOAD LOG") != std::string::npos;
   if (!verifier_spoke && (err == -EPERM || err == -EACCES)) {
     throw Error(fmt::format(
@@ -167,7 +174,7 @@ std::string Tracer::program_to_leave_out(int err, const KernelSupport& support,
 Tracer::~Tracer() {
   trace_rb_.reset();
   check_rb_.reset();
-  links_.clear();
+  while (!links_.empty()) links_.pop_back();  // catchers first, as in detach()
   liburing_.reset();
   skel_.reset();
   // Measured on 6.18: the last programs disappear within ~100 ms of closing their links.
@@ -183,21 +190,34 @@ Tracer::~Tracer() {
   }
 }
 
+// The probe's programs, and with catchers on, each one's catcher where it has one
+// (US_PROG in bpf/catch.bpf.h) and the verifier did not refuse it.
+std::vector<std::string> Tracer::programs_to_load(const KernelSupport& support,
+                                                  const std::set<std::string>& left_out) const {
+  std::vector<std::string> chosen;
+  for (const auto& name : support.programs) {
+    if (!bpf_object__find_program_by_name(skel_->obj, name.c_str())) {
+      throw Error(fmt::format("no BPF program named {} in uringscope", name));
+    }
+    chosen.push_back(name);
+    std::string catcher = name + std::string(kCatcherSuffix);
+    if (support.catchers && !left_out.count(name) && !left_out.count(catcher) &&
+        bpf_object__find_program_by_name(skel_->obj, catcher.c_str()) != nullptr)
+      chosen.push_back(std::move(catcher));
+  }
+  return chosen;
+}
+
 void Tracer::open_configured(const KernelSupport& support, const std::set<std::string>& left_out) {
   const TableSizes& sizes = config_.sizes;
   skel_.reset(uringscope_bpf__open());
   if (!skel_) throw Error(fmt::format("cannot open the BPF object: {}", strerror(errno)));
 
-  for (const auto& name : support.programs) {
-    if (!bpf_object__find_program_by_name(skel_->obj, name.c_str())) {
-      throw Error(fmt::format("no BPF program named {} in uringscope", name));
-    }
-  }
+  const std::vector<std::string> chosen = programs_to_load(support, left_out);
   bpf_program* prog;
   bpf_object__for_each_program(prog, skel_->obj) {
     const std::string name = bpf_program__name(prog);
-    bool wanted = std::find(support.programs.begin(), support.programs.end(), name) !=
-                      support.programs.end() &&
+    bool wanted = std::find(chosen.begin(), chosen.end(), name) != chosen.end() &&
                   needed_by_this_run(name, config_) && !left_out.count(name);
     if (is_liburing_program(name)) wanted = config_.liburing && !left_out.count(name);
     if (name == kTraceFlush) wanted = config_.trace;
@@ -241,6 +261,9 @@ void Tracer::open_configured(const KernelSupport& support, const std::set<std::s
   ro->boundary_on = config_.boundary;
   ro->files_on = config_.files;
   ro->aux_req_on = bpf_program__autoload(skel_->progs.usc_aux_req);
+  ro->catch_on = std::any_of(chosen.begin(), chosen.end(), [](const std::string& name) {
+    return name.ends_with(kCatcherSuffix);
+  });
 }
 
 void Tracer::add_target(uint32_t tgid) {
@@ -270,62 +293,6 @@ bool Tracer::walk_ring_fds() {
   return true;
 }
 
-// fentry first; the syscall tracepoint only when no trampoline would attach (a kernel
-// without ftrace direct calls), since it slows every syscall on the machine.
-bool Tracer::attach_enter(std::vector<AttachFailure>& failures) {
-  bpf_program* fentry = skel_->progs.usc_enter_fentry;
-  const bool tracepoint_loaded = bpf_program__autoload(skel_->progs.usc_enter);
-  if (!bpf_program__autoload(fentry)) {
-    if (tracepoint_loaded) {
-      enter_detail_ = "syscalls/sys_enter_io_uring_enter tracepoint";
-      if (!enter_fallback_.empty()) enter_detail_ += " (" + enter_fallback_ + ")";
-    }
-    return false;
-  }
-  if (bpf_link* link = bpf_program__attach(fentry)) {
-    links_.emplace_back(link);
-    attached_.emplace_back(bpf_program__name(fentry));
-    enter_detail_ = fmt::format("fentry on {}", kEnterFentryFunction);
-    return true;
-  }
-  const std::string why = strerror(errno);
-  if (!tracepoint_loaded) {
-    failures.push_back({kEnterFentry, FeatureId::Enter, fmt::format("did not attach: {}", why)});
-    return true;  // nothing else to try
-  }
-  enter_detail_ = fmt::format(
-      "syscalls/sys_enter_io_uring_enter tracepoint (fentry did not attach: {})", why);
-  return false;
-}
-
-std::vector<AttachFailure> Tracer::attach() {
-  std::vector<AttachFailure> failures;
-  const bool enter_done = attach_enter(failures);
-  bpf_program* prog;
-  bpf_object__for_each_program(prog, skel_->obj) {
-    const std::string name = bpf_program__name(prog);
-    if (!bpf_program__autoload(prog) || prog == skel_->progs.usc_ring_fds ||
-        prog == skel_->progs.usc_enter_fentry || prog == skel_->progs.usc_trace_flush ||
-        is_liburing_program(name))
-      continue;
-    if (prog == skel_->progs.usc_enter && enter_done) continue;
-    bpf_link* link = bpf_program__attach(prog);
-    if (!link) {
-      const int err = errno;
-      const auto feature = feature_of_program(name);
-      if (required(feature)) {
-        throw Error(fmt::format("cannot attach {} ({} tracepoint): {}", name,
-                                feature_name(*feature), strerror(err)));
-      }
-      failures.push_back({name, feature, fmt::format("did not attach: {}", strerror(err))});
-      continue;
-    }
-    links_.emplace_back(link);
-    attached_.push_back(name);
-  }
-  return failures;
-}
-
 bool Tracer::learn_cqe_order() {
   // --trace's COMPLETE records carry the CQ depth, which needs the order as much.
   if (!config_.boundary && !config_.trace) return false;
@@ -337,8 +304,10 @@ void Tracer::attach_liburing(const std::vector<std::string>& libraries) {
   if (config_.liburing) liburing_ = std::make_unique<LiburingProbes>(*skel_, libraries);
 }
 
+// Last attached, first detached: a catcher must not outlive its program, or it would
+// take every event after the program's detach for one the kernel skipped.
 void Tracer::detach() {
-  links_.clear();
+  while (!links_.empty()) links_.pop_back();
   if (liburing_) liburing_->detach();
 }
 

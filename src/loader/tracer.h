@@ -142,6 +142,9 @@ class Tracer {
   std::string program_to_leave_out(int err, const KernelSupport& support,
                                    const std::set<std::string>& left_out);
   void open_configured(const KernelSupport& support, const std::set<std::string>& left_out);
+  std::vector<std::string> programs_to_load(const KernelSupport& support,
+                                            const std::set<std::string>& left_out) const;
+  void attach_tracepoints(bool catchers, bool enter_done, std::vector<AttachFailure>& failures);
   // Returns true when io_uring_enter is covered (or cannot be) without the tracepoint.
   bool attach_enter(std::vector<AttachFailure>& failures);
 

@@ -28,18 +28,21 @@ uint64_t Tracer::count_in_flight_since(uint64_t before_ns) const {
 
 // The kernel runs a program once per CPU at a time: an event that fires while the same
 // program is running on that CPU (preempted, where tracepoints run their programs
-// preemptibly, or interrupted) runs nothing and counts a recursion miss (5.12+).
+// preemptibly, or interrupted) runs nothing and counts a recursion miss (5.12+). Events
+// lost are the programs' misses less those their catchers handled; a catcher's own
+// misses lose nothing unless its program missed the same event, which is counted there.
 uint64_t Tracer::kernel_misses() const {
   uint64_t misses = 0;
   bpf_program* prog = nullptr;
   bpf_object__for_each_program(prog, skel_->obj) {
     const int fd = bpf_program__fd(prog);
-    if (fd < 0) continue;
+    if (fd < 0 || std::string_view(bpf_program__name(prog)).ends_with(kCatcherSuffix)) continue;
     bpf_prog_info info{};
     uint32_t len = sizeof info;
     if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0) misses += info.recursion_misses;
   }
-  return misses;
+  const uint64_t caught = skel_->bss->us_tool[US_TOOL_MISSES_CAUGHT];
+  return misses > caught ? misses - caught : 0;
 }
 
 std::vector<uint32_t> Tracer::target_tgids() const {

@@ -39,6 +39,10 @@ Choice<bool> choose_enter(const btf* vmlinux, const ProbeEnvironment& env);
 Choice<bool> choose_ring_exit(const btf* vmlinux, const ProbeEnvironment& env);
 Choice<bool> choose_aux_req(const btf* vmlinux, const ProbeEnvironment& env);
 
+// Whether this kernel runs tracepoint programs preemptibly, so that each program loads
+// with its catcher (catchers.cpp).
+Choice<bool> choose_catchers(const ProbeEnvironment& env);
+
 // --check's detectors (check_choosers.cpp).
 Choice<bool> choose_check_overlap(const btf* vmlinux);
 Choice<bool> choose_check_unmap(const ProbeEnvironment& env);

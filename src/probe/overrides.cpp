@@ -50,6 +50,22 @@ void skip_features(KernelSupport& support, const std::vector<std::string>& featu
     row->enabled = false;
     row->detail = "skipped (URINGSCOPE_SKIP_FEATURES)";
     drop_programs_of(support, *id);
+    if (*id == FeatureId::Catchers) support.catchers = false;
+  }
+}
+
+void force_features(KernelSupport& support, const std::vector<std::string>& features) {
+  for (const std::string& name : features) {
+    if (name != feature_name(FeatureId::Catchers))
+      throw Error(fmt::format("URINGSCOPE_FORCE_FEATURES: only catchers can be forced on, "
+                              "not '{}' (URINGSCOPE_FORCE_PROGRAMS picks a program variant)",
+                              name));
+    auto row = std::find_if(support.features.begin(), support.features.end(),
+                            [&](const FeatureState& f) { return f.name == name; });
+    if (row == support.features.end()) continue;  // no kernel BTF: nothing loads anyway
+    row->enabled = true;
+    row->detail = "forced on (URINGSCOPE_FORCE_FEATURES)";
+    support.catchers = true;
   }
 }
 

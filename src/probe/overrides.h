@@ -21,6 +21,11 @@ void force_programs(KernelSupport& support, const std::vector<std::string>& prog
 // Throws Error for a required feature or a name not in the table.
 void skip_features(KernelSupport& support, const std::vector<std::string>& features);
 
+// URINGSCOPE_FORCE_FEATURES=catchers: loads the catchers on a kernel that does not need
+// them, to test them and measure their cost where they are off by default. Throws Error
+// for any other name.
+void force_features(KernelSupport& support, const std::vector<std::string>& features);
+
 // Throws Error when the run cannot go ahead: no usable spine (one line naming why each
 // required feature is off), or -f without the fork tracepoint.
 void check_runnable(const KernelSupport& support, bool follow);

@@ -56,8 +56,8 @@ void add_feature(KernelSupport& support, FeatureId id, const Choice<Shape>& choi
   if (!choice.program.empty()) support.programs.emplace_back(choice.program);
 }
 
-// The last rows of the table: row reuse, the aux CQEs' requests, and --check's three
-// detectors.
+// The last rows of the table: row reuse, the aux CQEs' requests, --check's three
+// detectors, and the catchers.
 void add_late_features(KernelSupport& support, const struct btf* vmlinux,
                        const ProbeEnvironment& env) {
   const auto ring_exit = choose_ring_exit(vmlinux, env);
@@ -76,6 +76,10 @@ void add_late_features(KernelSupport& support, const struct btf* vmlinux,
     }
   }
   add_feature(support, FeatureId::CheckBufreg, choose_check_bufreg(env));
+  const auto catchers = choose_catchers(env);
+  support.features.push_back({std::string(feature_name(FeatureId::Catchers)), catchers.shape,
+                              catchers.detail});
+  support.catchers = catchers.shape;
 }
 
 }  // namespace

@@ -89,6 +89,8 @@ struct KernelSupport {
   bool overflow = false;    // io_uring_cqe_overflow (5.19+)
   bool fd_walk = false;     // BPF task_file iterator (bpf_iter__task_file in BTF, 5.8+)
   bool enter = false;       // io_uring_enter counted (fentry, or the syscall tracepoint)
+  // Load each tracepoint program with its catcher (bpf/catch.bpf.h).
+  bool catchers = false;
   // io_ring_exit_work's address for the ring_exit program's first test, 0 when unknown.
   uint64_t ring_exit_work = 0;
   // REQ_F_*_BIT numbers looked up by name in BTF, indexed by enum us_req_flag; -1 when

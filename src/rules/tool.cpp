@@ -110,8 +110,9 @@ constexpr ToolLossText kLossTexts[] = {
      "The kernel skipped uringscope's programs {} times: an event fired on a CPU where the "
      "same program was already running, preempted or interrupted mid-run, and the kernel "
      "runs a program once per CPU at a time. Counts may miss up to that many events.",
-     "Kernels whose tracepoints run their programs preemptibly (7.x) lose events this way "
-     "when CPUs are busy: read the counts as lower bounds, or trace on fewer busy CPUs "
+     "Where tracepoints run their programs preemptibly (6.19+), a second copy of each "
+     "program handles most such events (feature catchers) and these are the ones both "
+     "copies missed: read the counts as lower bounds, or trace on fewer busy CPUs "
      "(taskset for the program, fewer other loads)."},
     // Last, and only past a threshold: a few unmatched calls barely move a batch average.
     {&ToolStats::enter_no_ring,

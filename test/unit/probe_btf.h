@@ -224,7 +224,7 @@ inline const Strings kFeatureOrder = {
     "submit",     "complete",    "punt",       "create",     "overflow", "fd_walk",
     "enter",      "poll_arm",    "task_add",   "task_work",  "local_work", "short_write",
     "req_failed", "io_threads",  "file_get",   "fork",     "ring_exit",  "aux_req",  "check_overlap",
-    "check_unmap", "check_bufreg"};
+    "check_unmap", "check_bufreg", "catchers"};
 
 // Everything a 6.14-6.18 kernel loads, in feature order.
 inline const Strings kPrograms618 = {

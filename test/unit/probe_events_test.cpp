@@ -266,7 +266,7 @@ TEST(ProbeKernel, EmptyBtfIsUnsupported) {
   EXPECT_EQ(s.tier, Tier::Unsupported);
   EXPECT_EQ(feature_flags(s), (Flags{false, false, false, false, false, false, true,  //
                                      false, false, false, false, false, false, false,  //
-                                     false, false, false, false, true, true, true}));
+                                     false, false, false, false, true, true, true, false}));
   EXPECT_EQ(s.programs, (Strings{"usc_enter", "usc_ck_munmap", "usc_ck_madvise", "usc_ck_mremap", "usc_ck_mremap_exit", "usc_ck_register"}));
   EXPECT_EQ(s.req_bits, bits(-1, -1, -1));
   EXPECT_EQ(feature(s, "poll_arm").detail,

@@ -36,7 +36,7 @@ struct KernelCase {
 // On 5.15-5.19 the 6.0+ events are missing or in an older shape.
 const Flags kFlags5x = {true, true, true, true, true, true, true,     //
                         true, false, false, false, false, false, true,  //
-                        false, true, true, false, true, true, true};
+                        false, true, true, false, true, true, true, false};
 Flags without_overflow(Flags flags) {
   flags[4] = false;
   return flags;
@@ -55,7 +55,7 @@ const std::vector<KernelCase> kKernels = {
       "usc_enter", "usc_poll_arm", "usc_task_add", "usc_tw_run", "usc_local_tw",
       "usc_short_write", "usc_req_failed", "usc_sched", "usc_file_get", "usc_fork", "usc_ring_exit", "usc_aux_req", "usc_ck_munmap", "usc_ck_madvise", "usc_ck_mremap", "usc_ck_mremap_exit",
                      "usc_ck_register"},
-     Flags(kFeatureCount, true), bits(4, 6, 30),
+     all_on_but({}), bits(4, 6, 30),
      {{"submit", "io_uring_submit_req(req), 6.4+ shape"},
       {"poll_arm", "io_uring_poll_arm(req, mask, events), 6.0+ shape"},
       {"task_add", "io_uring_task_add(req, mask), 6.0+ shape"},
@@ -75,7 +75,7 @@ const std::vector<KernelCase> kKernels = {
       "usc_enter", "usc_poll_arm", "usc_task_add", "usc_tw_run", "usc_local_tw",
       "usc_short_write", "usc_req_failed", "usc_sched", "usc_file_get", "usc_fork", "usc_ring_exit", "usc_aux_req", "usc_ck_munmap", "usc_ck_madvise", "usc_ck_mremap", "usc_ck_mremap_exit",
                      "usc_ck_register"},
-     Flags(kFeatureCount, true), bits(4, 6, 29), {},
+     all_on_but({}), bits(4, 6, 29), {},
      {{"complete", "5.19-6.12"},
       {"task_work", "6.9+"},
       {"file_get", "io_uring_file_get(req, fd), 6.0+ shape"},
@@ -214,7 +214,7 @@ TEST(ProbeKernel, SharedListsAreThe618Answer) {
             (Strings{"submit", "complete", "punt", "create", "overflow", "fd_walk", "enter",
                      "poll_arm", "task_add", "task_work", "local_work", "short_write",
                      "req_failed", "io_threads", "file_get", "fork", "ring_exit", "aux_req",
-                     "check_overlap", "check_unmap", "check_bufreg"}));
+                     "check_overlap", "check_unmap", "check_bufreg", "catchers"}));
 }
 
 }  // namespace
