@@ -2,6 +2,7 @@
 #include "cli/window_views.h"
 
 #include <ostream>
+#include <utility>
 
 #include "cli/report_output.h"
 #include "metrics/file_metrics.h"
@@ -55,9 +56,11 @@ WindowViews::WindowViews(const Options& opts, const SnapshotSource& source, Scra
 
 WindowViews::~WindowViews() = default;
 
-Snapshot WindowViews::metrics_reading() const {
-  return with_file_series(source_.take(true), opts_.metrics_files);
+Snapshot WindowViews::for_metrics(Snapshot snap) {
+  return metrics_rings_.apply(with_file_series(std::move(snap), opts_.metrics_files));
 }
+
+Snapshot WindowViews::metrics_reading() { return for_metrics(source_.take(true)); }
 
 void WindowViews::schedule(std::vector<PeriodicTask>& tasks) {
   if (demand_) {
@@ -92,7 +95,7 @@ void WindowViews::after_detach() {
 }
 
 void WindowViews::finish(const Snapshot& last) {
-  if (demand_) demand_->finish(with_file_series(last, opts_.metrics_files));
+  if (demand_) demand_->finish(for_metrics(last));
 }
 
 }  // namespace uringscope

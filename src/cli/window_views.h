@@ -11,6 +11,7 @@
 
 #include "cli/options.h"
 #include "cli/snapshot_source.h"
+#include "metrics/ring_series.h"
 #include "metrics/scrape_demand.h"
 #include "os/signals.h"
 #include "os/targets.h"
@@ -40,7 +41,9 @@ class WindowViews {
   void finish(const Snapshot& last);
 
  private:
-  Snapshot metrics_reading() const;
+  Snapshot metrics_reading();
+  // The snapshot the endpoint renders: bounded file rows and ring series.
+  Snapshot for_metrics(Snapshot snap);
 
   const Options& opts_;
   const SnapshotSource& source_;
@@ -48,6 +51,7 @@ class WindowViews {
   uint64_t start_ns_;
   std::unique_ptr<LiveView> live_;
   std::optional<top::TopView> top_;
+  RingSeriesChoice metrics_rings_;  // kept from reading to reading
 };
 
 }  // namespace uringscope

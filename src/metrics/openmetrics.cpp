@@ -4,7 +4,8 @@
 //
 // A snapshot is cumulative from the start of the window, so every count is a counter
 // that starts at 0 and only grows for as long as uringscope runs. Series are labelled by
-// the ring's report id (stable for the ring's life), pid and comm, plus op where the
+// the ring's report id (stable for the ring's life), pid and comm, or ring="other" for
+// the rings summed together (ring_series.h), plus op where the
 // number is per opcode. Numbers that are sums of per-op series (a ring's submissions,
 // punts, errors, ...) are not repeated per ring: sum(...) by (ring) gives them, and one
 // number exposed twice is one number that can disagree with itself.
@@ -15,6 +16,7 @@
 #include "metrics/exposition.h"
 #include "metrics/boundary_metrics.h"
 #include "metrics/file_metrics.h"
+#include "metrics/ring_series.h"
 #include "metrics/exposition_writer.h"
 #include "uringscope/fields.h"
 #include "uringscope/opcodes.h"
@@ -29,40 +31,8 @@ using exposition::seconds_from_ns;
 using exposition::Type;
 using exposition::Writer;
 
-// A ring as rendered: ops in ascending opcode with at most one row per opcode. The
-// builder's catch-all row and the BPF side's out-of-range slot are both "OTHER", and two
-// rows with one label set would be one series twice, which a scraper rejects.
-struct RingView {
-  const Ring* ring;
-  std::vector<OpStats> ops;
-};
-
-std::vector<RingView> ring_views(const Snapshot& snap) {
-  std::vector<const Ring*> rings;
-  for (const Ring& r : snap.rings) rings.push_back(&r);
-  std::stable_sort(rings.begin(), rings.end(), [](const Ring* a, const Ring* b) { return a->id < b->id; });
-  std::vector<RingView> views;
-  for (const Ring* r : rings) {
-    // A repeated id (the builder never makes one) would repeat every series: first wins.
-    if (!views.empty() && views.back().ring->id == r->id) continue;
-    RingView v{r, {}};
-    for (const OpStats& op : r->ops) {
-      auto it = std::find_if(v.ops.begin(), v.ops.end(),
-                             [&](const OpStats& o) { return o.opcode == op.opcode; });
-      if (it == v.ops.end()) {
-        v.ops.push_back(op);
-      } else {
-        *it += op;
-      }
-    }
-    std::stable_sort(v.ops.begin(), v.ops.end(),
-                     [](const OpStats& a, const OpStats& b) { return a.opcode < b.opcode; });
-    views.push_back(std::move(v));
-  }
-  return views;
-}
-
 Labels ring_labels(const Ring& ring) {
+  if (ring.fold != FoldScope::Ring) return {{"ring", "other"}, {"pid", ""}, {"comm", ""}};
   return {{"ring", std::to_string(ring.id)},
           {"pid", std::to_string(ring.pid)},
           {"comm", ring.comm}};
@@ -234,8 +204,9 @@ void render_globals(Writer& w, const Snapshot& snap) {
            "Length of the observation window so far."});
   w.value({}, seconds_from_ns(snap.wall_ns));
 
-  w.begin({"uringscope_rings", Type::Gauge, "", "io_uring rings seen in the window."});
-  w.value({}, snap.rings.size());
+  w.begin({"uringscope_rings", Type::Gauge, "",
+           "io_uring rings seen in the window, with series of their own or not."});
+  w.value({}, rings_seen(snap));
 
   w.begin({"uringscope_tool_losses", Type::Counter, "",
            "Events uringscope could not record exactly because a table inside the kernel "
@@ -268,6 +239,7 @@ void render_rings(Writer& w, const std::vector<RingView>& views) {
            "uringscope found it."});
   for (const RingView& v : views) {
     const Ring* ring = v.ring;
+    if (ring->fold != FoldScope::Ring) continue;  // "other" is no one ring
     Labels l = ring_labels(*ring);
     l.emplace_back("fd", ring->fd >= 0 ? std::to_string(ring->fd) : "");
     l.emplace_back("sq_entries", std::to_string(ring->sq_entries));
