@@ -5,37 +5,19 @@
 #include <optional>
 #include <vector>
 
+#include "snapshot/ring_sum.h"
+
 namespace uringscope {
 namespace {
+
+// Rings a row stands for: a fold counts the rings it sums.
+uint64_t rings_in(const Ring& ring) {
+  return ring.fold == FoldScope::Ring ? 1 : std::max<uint64_t>(ring.folded_rings, 1);
+}
 
 void sum_into_other(Ring& ring) {
   ring.fold = FoldScope::All;
   ring.folded_rings = std::max<uint64_t>(ring.folded_rings, 1);
-}
-
-void add_op(std::vector<OpStats>& ops, const OpStats& op) {
-  auto it = std::find_if(ops.begin(), ops.end(), [&](const OpStats& o) { return o.opcode == op.opcode; });
-  if (it == ops.end()) {
-    ops.push_back(op);
-  } else {
-    *it += op;
-  }
-}
-
-// Counts and histograms add, maxima stay maxima.
-void add_boundary(RingBoundary& into, const RingBoundary& from) {
-  for (uint64_t RingBoundary::*sum :
-       {&RingBoundary::cq_depth_samples, &RingBoundary::cq_depth_sum, &RingBoundary::reap_gap_sum_ns,
-        &RingBoundary::timer_looks, &RingBoundary::sq_taken_unseen, &RingBoundary::sq_res_sum_ns,
-        &RingBoundary::sq_timer_looks, &RingBoundary::lu_submit_calls, &RingBoundary::lu_submit_sqes,
-        &RingBoundary::lu_cqes_handed})
-    into.*sum += from.*sum;
-  for (uint64_t RingBoundary::*max : {&RingBoundary::cq_depth_max, &RingBoundary::reap_gap_max_ns,
-                                      &RingBoundary::sq_res_max_ns, &RingBoundary::lu_submit_max})
-    into.*max = std::max(into.*max, from.*max);
-  for (Histogram RingBoundary::*hist : {&RingBoundary::reap_lag, &RingBoundary::reap_lag_min,
-                                        &RingBoundary::sq_wait, &RingBoundary::lu_reap_lag})
-    into.*hist += from.*hist;
 }
 
 // Every fold row (destroyed rings summed, or rings RingSeriesChoice put past its bound) in
@@ -48,11 +30,9 @@ std::optional<Ring> other_row(const std::vector<const Ring*>& rings) {
       other.emplace();
       other->fold = FoldScope::All;
     }
-    other->counters += r->counters;
-    for (const OpStats& op : r->ops) add_op(other->ops, op);
-    add_boundary(other->boundary, r->boundary);
+    add_ring(*other, *r);
     other->setup_flags |= r->setup_flags;
-    other->folded_rings += std::max<uint64_t>(r->folded_rings, 1);
+    other->folded_rings += rings_in(*r);
   }
   return other;
 }
@@ -131,7 +111,7 @@ std::vector<RingView> ring_views(const Snapshot& snap) {
 
 uint64_t rings_seen(const Snapshot& snap) {
   uint64_t n = 0;
-  for (const Ring& r : snap.rings) n += r.fold == FoldScope::Ring ? 1 : std::max<uint64_t>(r.folded_rings, 1);
+  for (const Ring& r : snap.rings) n += rings_in(r);
   return n;
 }
 
