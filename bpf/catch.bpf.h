@@ -75,11 +75,14 @@ static __always_inline struct us_catch_mark *catch_mark_of(__u32 tid, __u32 prog
 
 static __always_inline void catch_mark(void *args, __u32 prog)
 {
-	__u32 tid = (__u32)bpf_get_current_pid_tgid();
 	struct us_catch_mark *m;
+	__u32 tid;
 
+	/* First: off, the helper call below must not run either (the compiler cannot drop a
+	 * helper call on its own, the verifier drops only the code behind the check). */
 	if (!catch_on)
 		return;
+	tid = (__u32)bpf_get_current_pid_tgid();
 	m = catch_mark_of(tid, prog);
 	if (!m)
 		return;

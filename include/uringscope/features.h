@@ -139,6 +139,7 @@ inline constexpr std::array<FeatureSpec, kFeatureCount> kFeatures{{
 }};
 
 inline constexpr std::string_view kCatcherSuffix = "_catch";
+constexpr bool is_catcher(std::string_view program) { return program.ends_with(kCatcherSuffix); }
 
 constexpr const FeatureSpec& feature_spec(FeatureId id) {
   return kFeatures[static_cast<std::size_t>(id)];

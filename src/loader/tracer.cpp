@@ -147,7 +147,7 @@ std::string Tracer::program_to_leave_out(int err, const KernelSupport& support,
     return rejected;
   }
   // A refused catcher costs only the events its program may miss.
-  if (rejected.ends_with(kCatcherSuffix) && !left_out.count(rejected)) {
+  if (is_catcher(rejected) && !left_out.count(rejected)) {
     rejections_.push_back({rejected, FeatureId::Catchers,
                            fmt::format("{} rejected by this kernel's verifier: {}", rejected,
                                        libbpf_log_summary())});
@@ -262,7 +262,7 @@ void Tracer::open_configured(const KernelSupport& support, const std::set<std::s
   ro->files_on = config_.files;
   ro->aux_req_on = bpf_program__autoload(skel_->progs.usc_aux_req);
   ro->catch_on = std::any_of(chosen.begin(), chosen.end(), [](const std::string& name) {
-    return name.ends_with(kCatcherSuffix);
+    return is_catcher(name);
   });
 }
 

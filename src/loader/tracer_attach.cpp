@@ -61,7 +61,7 @@ void Tracer::attach_tracepoints(bool catchers, bool enter_done,
     const std::string name = bpf_program__name(prog);
     if (!bpf_program__autoload(prog) || prog == skel_->progs.usc_ring_fds ||
         prog == skel_->progs.usc_enter_fentry || prog == skel_->progs.usc_trace_flush ||
-        is_liburing_program(name) || name.ends_with(kCatcherSuffix) != catchers)
+        is_liburing_program(name) || is_catcher(name) != catchers)
       continue;
     if (prog == skel_->progs.usc_enter && enter_done) continue;
     bpf_link* link = bpf_program__attach(prog);

@@ -36,7 +36,7 @@ uint64_t Tracer::kernel_misses() const {
   bpf_program* prog = nullptr;
   bpf_object__for_each_program(prog, skel_->obj) {
     const int fd = bpf_program__fd(prog);
-    if (fd < 0 || std::string_view(bpf_program__name(prog)).ends_with(kCatcherSuffix)) continue;
+    if (fd < 0 || is_catcher(bpf_program__name(prog))) continue;
     bpf_prog_info info{};
     uint32_t len = sizeof info;
     if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0) misses += info.recursion_misses;

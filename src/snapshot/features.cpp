@@ -41,7 +41,7 @@ std::optional<FeatureId> feature_by_name(std::string_view name) {
 }
 
 std::optional<FeatureId> feature_of_program(std::string_view program) {
-  if (program.ends_with(kCatcherSuffix)) program.remove_suffix(kCatcherSuffix.size());
+  if (is_catcher(program)) program.remove_suffix(kCatcherSuffix.size());
   if (program.empty()) return std::nullopt;
   for (const FeatureSpec& spec : kFeatures) {
     if (std::find(spec.programs.begin(), spec.programs.end(), program) != spec.programs.end())
