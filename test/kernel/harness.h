@@ -18,6 +18,11 @@
 
 namespace harness {
 
+// How long a test waits for uringscope's "attached": a second here, but tens of seconds in
+// a guest of the kernel matrix under TCG, where every program and its catcher is loaded
+// and attached on one emulated CPU beside another guest.
+inline constexpr std::chrono::seconds kAttachTimeout{90};
+
 // A child process with its stdout and stderr captured through pipes.
 class Subprocess {
  public:

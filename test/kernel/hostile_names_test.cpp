@@ -274,7 +274,7 @@ TEST_F(HostileNames, BesideAnAllRunItChangesNeitherStatusNorReports) {
     }
     const std::string json = file(beside ? "beside.json" : "alone.json");
     harness::Subprocess scope({kUringscope, "-a", "-d", "2", "--files", "--fail-on=crit", "--json=" + json});
-    ASSERT_TRUE(scope.wait_for_output("attached", true, 30s)) << scope.err();
+    ASSERT_TRUE(scope.wait_for_output("attached", true, harness::kAttachTimeout)) << scope.err();
     clean.signal(SIGUSR1);
     if (hostile) hostile->signal(SIGUSR1);
     const int status = scope.wait();

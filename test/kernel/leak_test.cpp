@@ -30,7 +30,7 @@ class Leak : public harness::KernelTest {
     EXPECT_TRUE(app.wait_for_output("READY", false, 10s)) << app.err();
     const std::string json = file("report.json");
     harness::Subprocess scope({kUringscope, "-p", std::to_string(app.pid()), "-d", "2", "--json=" + json});
-    EXPECT_TRUE(scope.wait_for_output("attached", true, 20s)) << scope.err();
+    EXPECT_TRUE(scope.wait_for_output("attached", true, harness::kAttachTimeout)) << scope.err();
     app.signal(SIGUSR1);
     EXPECT_EQ(scope.wait(30s), 0) << scope.err();
     EXPECT_EQ(app.wait(), 0) << app.err();

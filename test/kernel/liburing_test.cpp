@@ -56,7 +56,7 @@ TEST_F(Liburing, AProgramOutlivingTheRunKeepsCallingLiburing) {
   harness::Subprocess app({kInject, "--wait-signal", "reap-lag-wait", "40"});
   ASSERT_TRUE(app.wait_for_output("READY", false, 10s)) << app.err();
   harness::Subprocess scope({kUringscope, "--liburing", "-p", std::to_string(app.pid()), "-d", "0.5"});
-  ASSERT_TRUE(scope.wait_for_output("attached", true, 20s)) << scope.err();
+  ASSERT_TRUE(scope.wait_for_output("attached", true, harness::kAttachTimeout)) << scope.err();
   app.signal(SIGUSR1);
   ASSERT_EQ(scope.wait(30s), 0) << scope.err();
   ASSERT_EQ(app.wait(), 0) << app.err();

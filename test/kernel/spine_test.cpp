@@ -105,7 +105,7 @@ TEST_F(Spine, AttachesToARunningPid) {
   const std::string json = json_file();
   harness::Subprocess scope(
       {kUringscope, "-p", std::to_string(app.pid()), "-d", "30", "--json=" + json});
-  ASSERT_TRUE(scope.wait_for_output("attached", true, 20s)) << scope.err();
+  ASSERT_TRUE(scope.wait_for_output("attached", true, harness::kAttachTimeout)) << scope.err();
   app.signal(SIGUSR1);
   ASSERT_EQ(app.wait(), 0) << app.err();
   // The window ends when the watched process exits, well before -d.
@@ -128,7 +128,7 @@ TEST_F(Spine, AttachesToARunningPid) {
 TEST_F(Spine, SystemWideSeesEveryRing) {
   const std::string json = json_file();
   harness::Subprocess scope({kUringscope, "-a", "-d", "4", "--json=" + json});
-  ASSERT_TRUE(scope.wait_for_output("attached", true, 20s)) << scope.err();
+  ASSERT_TRUE(scope.wait_for_output("attached", true, harness::kAttachTimeout)) << scope.err();
   auto a = harness::run({kInject, "clean", "2000"});
   auto b = harness::run({kInject, "nobatch", "300"});
   ASSERT_EQ(a.status, 0);
@@ -164,7 +164,7 @@ TEST_F(Spine, InterruptInPidModeStillReports) {
   harness::Subprocess app({kInject, "--linger", "60", "clean", "100"});
   ASSERT_TRUE(app.wait_for_output("GROUND-TRUTH op=NOP", false, 10s));
   harness::Subprocess scope({kUringscope, "-p", std::to_string(app.pid())});
-  ASSERT_TRUE(scope.wait_for_output("attached", true, 20s)) << scope.err();
+  ASSERT_TRUE(scope.wait_for_output("attached", true, harness::kAttachTimeout)) << scope.err();
   scope.signal(SIGTERM);
   EXPECT_EQ(scope.wait(20s), 0) << scope.err();
   EXPECT_NE(scope.out().find("uringscope report"), std::string::npos);

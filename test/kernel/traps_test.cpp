@@ -229,7 +229,7 @@ TEST_F(Traps, RequestsFromBeforeAttachAreUntracked) {
   const std::string json = json_file();
   harness::Subprocess scope(
       {kUringscope, "-p", std::to_string(app.pid()), "-d", "30", "--json=" + json});
-  ASSERT_TRUE(scope.wait_for_output("attached", true, 20s)) << scope.err();
+  ASSERT_TRUE(scope.wait_for_output("attached", true, harness::kAttachTimeout)) << scope.err();
   app.signal(SIGUSR1);
   ASSERT_EQ(app.wait(), 0) << app.err();
   // The window ends when the watched process exits, well before -d.
