@@ -59,11 +59,22 @@ struct Finding {
   std::string message;             // the problem, in one or two sentences
   std::string suggestion;          // what to change
   std::vector<Evidence> evidence;  // the numbers behind it
+  // Set when one finding stands for the same cause on many rings (the same tag, op and
+  // fix: rules/group.cpp): every ring it covers, ascending, how many processes own them,
+  // and its worst members in full. Empty for a finding about one ring or the whole run.
+  std::vector<uint32_t> rings;
+  uint32_t processes = 0;
+  std::vector<Finding> worst;
+
+  bool grouped() const { return !rings.empty(); }
+  // Whether the finding is about ring `id`: its own ring, or one of its group's.
+  bool names_ring(uint32_t id) const;
 
   bool operator==(const Finding&) const = default;
 };
 
-// Every rule over the snapshot; order: severity (highest first), then ring, then tag.
+// Every rule over the snapshot, one cause on many rings grouped; order: severity (highest
+// first), then ring, then tag.
 std::vector<Finding> evaluate(const Snapshot& snapshot);
 
 }  // namespace uringscope

@@ -143,9 +143,9 @@ void add_view_options(CLI::App& app, Options& opts, Raw& raw) {
                                     "With -c: each op's latency distribution too (the full "
                                     "report has them for ops with 100 or more timed requests)");
   raw.rings_opt = app.add_option("--rings", raw.rings,
-                                 "Rings drawn in full in the text report, the busiest by "
-                                 "time (default 10; idle rings and the rest are summed up; "
-                                 "'all' draws every ring)")
+                                 "Rings in full in the text and JSON reports, the busiest "
+                                 "by time (default 10; idle rings and the rest are summed "
+                                 "up; 'all' writes every ring)")
                       ->type_name("N|all");
   app.add_option("-e,--filter", raw.filters,
                  "Display filter for the text report: op=NAME[,NAME], file=GLOB, punt, error "

@@ -89,23 +89,27 @@ bool emit_reports(const Options& opts, const Snapshot& snap, const std::vector<F
   attempt("the diff", [&] {
     if (baseline) delta = diff(*baseline, baseline_of(snap, findings));
   });
-  std::optional<std::string> doc;
-  if (opts.json || opts.baseline_out) {
-    attempt("the JSON report", [&] {
-      nlohmann::ordered_json report = render_json(snap, findings);
-      if (delta) report["diff"] = diff_json(*delta);
-      report["invalid_utf8_replaced"] = replace_invalid_utf8(report);
-      doc = json_document(report) + "\n";
+  std::optional<nlohmann::ordered_json> diff_doc;
+  if (delta) attempt("the diff", [&] { diff_doc = diff_json(*delta); });
+  const nlohmann::ordered_json* diff_part = diff_doc ? &*diff_doc : nullptr;
+  // A baseline is compared ring by ring (by owner) with a later run: it keeps every ring.
+  if (opts.baseline_out) {
+    attempt("the --baseline copy", [&] {
+      write_file_atomic(*opts.baseline_out, [&](std::ostream& out) {
+        write_json_report(out, snap, findings, {.rings = std::nullopt, .diff = diff_part});
+      });
     });
   }
-  if (doc && opts.baseline_out)
-    attempt("the --baseline copy", [&] { write_file_atomic(*opts.baseline_out, *doc); });
-  if (doc && opts.json) {
+  if (opts.json) {
+    const JsonReportOptions json_opts{.rings = opts.full_rings, .diff = diff_part};
     attempt("the JSON report", [&] {
       if (*opts.json == "-") {
-        std::cout << *doc << std::flush;
+        write_json_report(std::cout, snap, findings, json_opts);
+        std::cout << std::flush;
       } else {
-        write_file_atomic(*opts.json, *doc);
+        write_file_atomic(*opts.json, [&](std::ostream& out) {
+          write_json_report(out, snap, findings, json_opts);
+        });
       }
     });
   }

@@ -66,11 +66,16 @@ bool boundary_saw(const Ring& ring) {
 
 }  // namespace
 
-Json end_to_end_json(const Snapshot& snap) {
+Json end_to_end_json(const Snapshot& snap, const std::vector<const Ring*>* written) {
   if (!snap.boundary_measured) return Json{{"available", false}};
   Json rings = Json::array();
-  for (const Ring& ring : snap.rings) {
+  auto add = [&](const Ring& ring) {
     if (boundary_saw(ring)) rings.push_back(ring_boundary_json(ring));
+  };
+  if (written) {
+    for (const Ring* ring : *written) add(*ring);
+  } else {
+    for (const Ring& ring : snap.rings) add(ring);
   }
   const LiburingUprobes& lu = snap.liburing;
   Json uprobes{{"attached", lu.attached()}, {"libraries", lu.libraries}, {"calls", lu.functions}};

@@ -132,7 +132,19 @@ bool finding_concerns(const std::vector<Finding>& findings,
 // --- JSON. ordered_json keeps keys in the order the schema lists them, so reports diff
 // cleanly and read top-down; consumers must not depend on key order.
 
-nlohmann::ordered_json render_json(const Snapshot& snap, const std::vector<Finding>& findings);
+struct JsonReportOptions {
+  // The rings written one by one (json_rings.h): as the text report's --rings, nullopt for
+  // every ring.
+  std::optional<std::size_t> rings;
+  const nlohmann::ordered_json* diff = nullptr;  // --baseline's comparison
+};
+
+// The report as one document. Every ring by default: for tests and small reports.
+nlohmann::ordered_json render_json(const Snapshot& snap, const std::vector<Finding>& findings,
+                                   const JsonReportOptions& opts = {});
+// The same document, written as it is made: the report file and --json=-.
+void write_json_report(std::ostream& out, const Snapshot& snap,
+                       const std::vector<Finding>& findings, const JsonReportOptions& opts);
 
 // Pieces of the report, for baselines and diffs that need the same shapes.
 nlohmann::ordered_json kernel_json(const KernelInfo& kernel);

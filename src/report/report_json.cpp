@@ -11,6 +11,8 @@
 #include "report/boundary_json.h"
 #include "report/files_json.h"
 #include "report/hazards_json.h"
+#include "report/json_rings.h"
+#include "report/json_sink.h"
 
 namespace uringscope {
 namespace {
@@ -186,7 +188,7 @@ Json finding_json(const Finding& finding) {
   for (const Evidence& e : finding.evidence) {
     std::visit([&](const auto& value) { evidence[e.key] = value; }, e.value);
   }
-  return Json{{"tag", finding.tag},
+  Json out{{"tag", finding.tag},
               {"severity", severity_name(finding.severity)},
               {"ring", finding.ring ? Json(*finding.ring) : Json(nullptr)},
               {"op", finding.opcode ? Json(opcode_name(*finding.opcode)) : Json(nullptr)},
@@ -194,37 +196,68 @@ Json finding_json(const Finding& finding) {
               {"message", finding.message},
               {"suggestion", finding.suggestion},
               {"evidence", std::move(evidence)}};
+  // A group (one cause on many rings): every ring in its evidence, its worst members as
+  // findings of their own.
+  if (finding.grouped()) {
+    out["evidence"]["rings"] = finding.rings;
+    Json worst = Json::array();
+    for (const Finding& member : finding.worst) worst.push_back(finding_json(member));
+    out["worst"] = std::move(worst);
+  }
+  return out;
 }
 
-Json render_json(const Snapshot& snap, const std::vector<Finding>& findings) {
-  Json rings = Json::array();
-  for (const Ring& ring : snap.rings) rings.push_back(ring_json(ring, snap.wall_ns));
-  Json found = Json::array();
-  for (const Finding& f : findings) found.push_back(finding_json(f));
+namespace {
 
-  // end_to_end is always there: "available": false says "not measured in this run"
-  // (the kernel's CQE order could not be learned), where zeros would read as "measured,
-  // nothing waited". hazards always has its counts, with "available" saying whether
-  // --check was on. The leak scan always runs, so leak is always present and its zeros
-  // do mean "none found".
-  return Json{{"tool", "uringscope"},
-              {"schema", kJsonSchema},
-              {"tool_version", snap.tool_version},
-              {"wall_ns", snap.wall_ns},
-              {"ncpus", snap.ncpus},
-              {"kernel", kernel_json(snap.kernel)},
-              {"target", target_json(snap.target)},
-              // Set by the writer (util/json_text.h), which alone sees every string.
-              {"invalid_utf8_replaced", 0},
-              {"counters", run_counters_json(snap)},
-              {"ops", ops_json(snap.ops, snap.wall_ns)},
-              {"rings", std::move(rings)},
-              {"leak", leak_json(snap.leak)},
-              {"workers", workers_json(snap.workers)},
-              {"tool_stats", tool_stats_json(snap.tool)},
-              {"hazards", hazards_json(snap.hazards)},
-              {"end_to_end", end_to_end_json(snap)},
-              {"findings", std::move(found)}};
+void emit_json_report(JsonSink& sink, const Snapshot& snap, const std::vector<Finding>& findings,
+                      const JsonReportOptions& opts) {
+  sink.member("tool", "uringscope");
+  sink.member("schema", kJsonSchema);
+  sink.member("tool_version", snap.tool_version);
+  sink.member("wall_ns", snap.wall_ns);
+  sink.member("ncpus", snap.ncpus);
+  sink.member("kernel", kernel_json(snap.kernel));
+  sink.member("target", target_json(snap.target));
+  sink.member("counters", run_counters_json(snap));
+  sink.member("ops", ops_json(snap.ops, snap.wall_ns));
+  // One ring at a time: the largest part of a report never exists whole in memory.
+  JsonRingChoice choice = choose_json_rings(snap, findings, opts.rings);
+  sink.begin_array("rings");
+  for (const Ring* ring : choice.written) sink.element(ring_json(*ring, snap.wall_ns));
+  sink.end_array();
+  sink.member("rings_omitted", std::move(choice.omitted));
+  // The leak scan always runs, so leak is always present and its zeros do mean "none
+  // found". hazards always has its counts, with "available" saying whether --check was
+  // on; end_to_end's "available": false says "not measured in this run" (the kernel's CQE
+  // order could not be learned), where zeros would read as "measured, nothing waited".
+  sink.member("leak", leak_json(snap.leak));
+  sink.member("workers", workers_json(snap.workers));
+  sink.member("tool_stats", tool_stats_json(snap.tool));
+  sink.member("hazards", hazards_json(snap.hazards));
+  sink.member("end_to_end", end_to_end_json(snap, &choice.written));
+  sink.begin_array("findings");
+  for (const Finding& f : findings) sink.element(finding_json(f));
+  sink.end_array();
+  if (opts.diff) sink.member("diff", *opts.diff);
+  // Last, once every string has been through the sink.
+  sink.member("invalid_utf8_replaced", sink.replaced());
+}
+
+}  // namespace
+
+Json render_json(const Snapshot& snap, const std::vector<Finding>& findings,
+                 const JsonReportOptions& opts) {
+  JsonDocumentSink sink;
+  emit_json_report(sink, snap, findings, opts);
+  return sink.take();
+}
+
+void write_json_report(std::ostream& out, const Snapshot& snap, const std::vector<Finding>& findings,
+                       const JsonReportOptions& opts) {
+  JsonStreamSink sink(out);
+  emit_json_report(sink, snap, findings, opts);
+  sink.finish();
+  out << '\n';
 }
 
 }  // namespace uringscope

@@ -2,6 +2,7 @@
 // The run-level sections of the text report, after the rings: leaks, io-wq workers,
 // what --check covered, and the tool's own losses.
 #include <algorithm>
+#include <map>
 #include <ostream>
 #include <string>
 #include <variant>
@@ -9,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "util/format.h"
+#include "report/ring_layout.h"
 #include "uringscope/fields.h"
 #include "uringscope/opcodes.h"
 #include "report/report.h"
@@ -40,6 +42,12 @@ std::string leak_ring_cell(const Snapshot& snap, uint32_t id) {
 // integer "pid" evidence; a ring-less finding without one concerns every process.
 bool workers_finding_concerns(const Snapshot& snap, const Finding& f, uint32_t pid) {
   if (f.tag != kTagWorkers) return false;
+  if (f.grouped()) {
+    return std::any_of(f.rings.begin(), f.rings.end(), [&](uint32_t id) {
+      const Ring* ring = ring_by_id(snap, id);
+      return ring && ring->pid == pid;
+    });
+  }
   if (f.ring) {
     const Ring* ring = ring_by_id(snap, *f.ring);
     return ring && ring->pid == pid;
@@ -116,23 +124,70 @@ void render_leaks(std::ostream& out, const Snapshot& snap) {
   if (known > shown) out << "  ... and " << format_count(known - shown) << " more\n";
 }
 
-void render_workers(std::ostream& out, const Snapshot& snap, const std::vector<Finding>& findings) {
-  TextTable table({Align::Left, Align::Right}, "", 1);
+namespace {
+
+struct WorkersLine {
+  std::string label;
+  uint64_t workers = 0;
+  bool marked = false;
+};
+
+// One line per process with workers; past a screenful of them, one per command name (the
+// table of rings not drawn has each process's count in its workers column).
+std::vector<WorkersLine> workers_lines(const Snapshot& snap, const std::vector<Finding>& findings) {
+  std::map<uint32_t, std::string> comm_of;
+  for (const Ring& ring : snap.rings) {
+    if (!ring.comm.empty()) comm_of.try_emplace(ring.pid, ring.comm);
+  }
+  std::vector<WorkersLine> lines;
+  std::map<std::string, std::pair<std::size_t, WorkersLine>> by_name;
   for (const ProcessWorkers& w : snap.workers) {
     if (w.distinct == 0) continue;
-    std::string comm;
-    for (const Ring& ring : snap.rings) {
-      if (ring.pid == w.pid && !ring.comm.empty()) {
-        comm = ring.comm;
-        break;
-      }
-    }
+    const auto comm = comm_of.find(w.pid);
     std::string label = fmt::format("io-wq workers: pid {}", w.pid);
-    if (!comm.empty()) label += " (" + comm + ")";
-    bool marked = std::any_of(findings.begin(), findings.end(), [&](const Finding& f) {
+    if (comm != comm_of.end()) label += " (" + comm->second + ")";
+    const bool marked = std::any_of(findings.begin(), findings.end(), [&](const Finding& f) {
       return workers_finding_concerns(snap, f, w.pid);
     });
-    table.add_row({label + ":", format_count(w.distinct)}, marker_if(marked));
+    lines.push_back({std::move(label), w.distinct, marked});
+    auto& [processes, line] = by_name[comm == comm_of.end() ? std::string("?") : comm->second];
+    ++processes;
+    line.workers += w.distinct;
+    line.marked |= marked;
+  }
+  if (lines.size() <= kHiddenProcessRows) return lines;
+  lines.clear();
+  for (auto& [name, entry] : by_name) {
+    auto& [processes, line] = entry;
+    line.label = fmt::format("io-wq workers: {} ({} process{})", name, format_count(processes),
+                             processes == 1 ? "" : "es");
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+}  // namespace
+
+void render_workers(std::ostream& out, const Snapshot& snap, const std::vector<Finding>& findings) {
+  std::vector<WorkersLine> lines = workers_lines(snap, findings);
+  // Still more names than a screen holds: those a finding names, then the most workers.
+  std::size_t rest_lines = 0;
+  uint64_t rest_workers = 0;
+  if (lines.size() > kHiddenProcessRows) {
+    std::stable_sort(lines.begin(), lines.end(), [](const WorkersLine& a, const WorkersLine& b) {
+      if (a.marked != b.marked) return a.marked;
+      return a.workers > b.workers;
+    });
+    for (std::size_t i = kHiddenProcessRows; i < lines.size(); ++i) rest_workers += lines[i].workers;
+    rest_lines = lines.size() - kHiddenProcessRows;
+    lines.resize(kHiddenProcessRows);
+  }
+  TextTable table({Align::Left, Align::Right}, "", 1);
+  for (const WorkersLine& line : lines)
+    table.add_row({line.label + ":", format_count(line.workers)}, marker_if(line.marked));
+  if (rest_lines) {
+    table.add_row({fmt::format("io-wq workers: {} more command names:", format_count(rest_lines)),
+                   format_count(rest_workers)});
   }
   table.write(out);
 }

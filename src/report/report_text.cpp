@@ -94,8 +94,8 @@ bool finding_concerns(const std::vector<Finding>& findings,
                       std::optional<uint32_t> ring, std::optional<uint32_t> opcode) {
   return std::any_of(findings.begin(), findings.end(), [&](const Finding& f) {
     if (std::find(tags.begin(), tags.end(), f.tag) == tags.end()) return false;
-    if (!f.ring) return false;
-    if (ring && *f.ring != *ring) return false;
+    if (!f.ring && !f.grouped()) return false;
+    if (ring && !f.names_ring(*ring)) return false;
     if (opcode && f.opcode != opcode) return false;
     return true;
   });
@@ -141,6 +141,9 @@ void render_findings(std::ostream& out, const std::vector<Finding>& findings) {
     tag.resize(tag_width, ' ');
     write_wrapped(out, fmt::format("  {} {:<4}  ", tag, severity_name(f.severity)), text_indent,
                   f.message);
+    // A group's worst members, each as its rule wrote it (their fix is the group's).
+    for (const Finding& member : f.worst)
+      write_wrapped(out, text_indent + "- ", text_indent + "  ", member.message);
     if (!trim(f.suggestion).empty()) write_wrapped(out, hang + "fix:  ", text_indent, f.suggestion);
   }
 }

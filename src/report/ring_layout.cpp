@@ -32,6 +32,10 @@ std::set<uint32_t> rings_named_by_warnings(const std::vector<Finding>& findings)
   std::set<uint32_t> ids;
   for (const Finding& f : findings) {
     if (f.ring && f.severity >= Severity::Warn) ids.insert(*f.ring);
+    // A group draws the rings of the members it writes out, not all of its rings.
+    for (const Finding& member : f.worst) {
+      if (member.ring && member.severity >= Severity::Warn) ids.insert(*member.ring);
+    }
   }
   return ids;
 }
@@ -53,27 +57,80 @@ std::vector<ProcessRings> group_by_process(std::vector<const Ring*> rings) {
 // Rings in a row of their own or in a fold count the same: one each.
 std::size_t rings_in(const Ring& ring) { return ring.folded_rings ? ring.folded_rings : 1; }
 
-std::vector<HiddenProcess> sum_hidden(const std::vector<const Ring*>& rings) {
+void sort_busiest(std::vector<HiddenProcess>& processes) {
+  std::stable_sort(processes.begin(), processes.end(),
+                   [](const HiddenProcess& a, const HiddenProcess& b) {
+                     if (a.time_ns() != b.time_ns()) return a.time_ns() > b.time_ns();
+                     return a.total.submitted > b.total.submitted;
+                   });
+}
+
+std::vector<HiddenProcess> sum_hidden(const std::vector<const Ring*>& rings,
+                                      const std::vector<ProcessWorkers>& workers) {
+  std::map<uint32_t, uint64_t> workers_of;
+  for (const ProcessWorkers& w : workers) workers_of[w.pid] = w.distinct;
   // A process by its pid; the folds of a name or of all other processes by their name.
   std::map<std::pair<uint32_t, std::string>, HiddenProcess> by_owner;
   for (const Ring* ring : rings) {
     const bool named_only = ring->fold == FoldScope::Command || ring->fold == FoldScope::All;
-    HiddenProcess& p = by_owner[{ring->pid, named_only ? ring->comm : std::string()}];
+    auto [it, added] = by_owner.try_emplace({ring->pid, named_only ? ring->comm : std::string()});
+    HiddenProcess& p = it->second;
     p.pid = ring->pid;
     if (p.comm.empty()) p.comm = ring->fold == FoldScope::All ? "(other processes)" : ring->comm;
+    // A process's workers serve all its rings: counted once.
+    if (added && ring->pid != 0) p.workers = workers_of[ring->pid];
     p.rings += rings_in(*ring);
     for (const OpStats& op : ring->ops) p.total += op;
   }
   std::vector<HiddenProcess> out;
   for (auto& [owner, p] : by_owner) out.push_back(std::move(p));
-  std::stable_sort(out.begin(), out.end(), [](const HiddenProcess& a, const HiddenProcess& b) {
-    if (a.time_ns() != b.time_ns()) return a.time_ns() > b.time_ns();
-    return a.total.submitted > b.total.submitted;
-  });
+  sort_busiest(out);
   return out;
 }
 
 }  // namespace
+
+std::vector<ProcessRings> by_command(const std::vector<ProcessRings>& processes) {
+  if (processes.size() <= kHiddenProcessRows) return processes;
+  std::vector<ProcessRings> out;
+  std::map<std::string, std::size_t> index;
+  for (const ProcessRings& p : processes) {
+    auto [it, added] = index.try_emplace(p.comm, out.size());
+    if (added) {
+      out.push_back(ProcessRings{.pid = 0, .comm = p.comm, .rings = {}, .processes = 0});
+    }
+    ProcessRings& name = out[it->second];
+    name.processes += p.processes;
+    name.rings.insert(name.rings.end(), p.rings.begin(), p.rings.end());
+  }
+  for (ProcessRings& name : out) {
+    std::sort(name.rings.begin(), name.rings.end(),
+              [](const Ring* a, const Ring* b) { return a->id < b->id; });
+    // One process left under its name keeps its pid.
+    if (name.processes == 1 && !name.rings.empty()) name.pid = name.rings.front()->pid;
+  }
+  return out;
+}
+
+std::vector<HiddenProcess> by_command(const std::vector<HiddenProcess>& processes) {
+  if (processes.size() <= kHiddenProcessRows) return processes;
+  std::vector<HiddenProcess> out;
+  std::map<std::string, std::size_t> index;
+  for (const HiddenProcess& p : processes) {
+    auto [it, added] = index.try_emplace(p.comm, out.size());
+    if (added) out.push_back(p);
+    else {
+      HiddenProcess& name = out[it->second];
+      name.pid = 0;
+      name.processes += p.processes;
+      name.rings += p.rings;
+      name.workers += p.workers;
+      name.total += p.total;
+    }
+  }
+  sort_busiest(out);
+  return out;
+}
 
 bool ring_is_idle(const Ring& ring) {
   return ring.source != RingSource::CatchAll && ring.ops.empty() &&
@@ -100,8 +157,8 @@ RingLayout layout_rings(const Snapshot& snap, const std::vector<Finding>& findin
 
   RingLayout layout;
   layout.full = group_by_process(full);
-  layout.idle = group_by_process(idle);
-  layout.hidden = sum_hidden(hidden);
+  layout.idle = by_command(group_by_process(idle));
+  layout.hidden = by_command(sum_hidden(hidden, snap.workers));
   for (const Ring* ring : hidden) layout.hidden_rings += rings_in(*ring);
   layout.many_processes = layout.full.size() > 1;
   return layout;

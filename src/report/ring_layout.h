@@ -26,16 +26,24 @@ struct ProcessRings {
   uint32_t pid = 0;
   std::string comm;
   std::vector<const Ring*> rings;  // ascending id
+  std::size_t processes = 1;       // more: every process of that name (pid 0)
 };
 
-// What the hidden active rings of one process add up to.
+// What the hidden active rings of one process add up to; past a screenful of processes,
+// of every process of one name.
 struct HiddenProcess {
-  uint32_t pid = 0;    // 0 for the folds past one process: a name's, or all others'
+  uint32_t pid = 0;    // 0 for the folds past one process and for a name's processes
   std::string comm;
+  std::size_t processes = 1;
   std::size_t rings = 0;  // folded rings included
+  uint64_t workers = 0;   // distinct io-wq workers of its processes
   OpStats total;  // every op of those rings merged, counted as the op table counts
   uint64_t time_ns() const { return total.latency.sum_ns; }
 };
+
+// Past kHiddenProcessRows processes, a list of them is read one line per command name.
+std::vector<ProcessRings> by_command(const std::vector<ProcessRings>& processes);
+std::vector<HiddenProcess> by_command(const std::vector<HiddenProcess>& processes);
 
 struct RingLayout {
   std::vector<ProcessRings> full;    // processes in order of their first full ring's id

@@ -44,6 +44,8 @@ std::vector<Finding> visible_copy(const std::vector<Finding>& findings) {
       make_visible(e.key);
       if (auto* text = std::get_if<std::string>(&e.value)) make_visible(*text);
     }
+    // A group's members are findings too, their messages as untrusted as its own.
+    f.worst = visible_copy(f.worst);
   }
   return out;
 }

@@ -26,6 +26,7 @@ constexpr std::array<Rule, 15> kRules = {
 std::vector<Finding> evaluate(const Snapshot& snapshot) {
   std::vector<Finding> findings;
   for (Rule rule : kRules) rule(snapshot, findings);
+  rules::group_by_cause(snapshot, findings);
 
   // Stable, so a rule's own order (parent before detail rows, ascending opcode) survives
   // among findings with equal keys.

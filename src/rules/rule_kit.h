@@ -67,4 +67,8 @@ void rule_hazard(const Snapshot& snapshot, std::vector<Finding>& out);
 void rule_reap_lag(const Snapshot& snapshot, std::vector<Finding>& out);
 void rule_sq_wait(const Snapshot& snapshot, std::vector<Finding>& out);
 
+// After every rule: the same tag, op and fix on group_min_rings rings or more becomes one
+// finding naming them all (group.cpp).
+void group_by_cause(const Snapshot& snapshot, std::vector<Finding>& findings);
+
 }  // namespace uringscope::rules

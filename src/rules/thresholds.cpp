@@ -180,6 +180,17 @@ constexpr std::array<Threshold, kThresholdCount> kThresholds = {{
      "the tick's resolution cannot make it."},
     {ThresholdId::SqWaitMinWatched, kTagSqWait, "sq_wait_min_watched", 20.0, "SQEs",
      "SQEs watched on the ring before its p99 means anything, as for reap_lag_min_watched."},
+    {ThresholdId::GroupMinRings, kEveryTag, "group_min_rings", 4.0, "rings",
+     "A finding with the same tag, op and fix on this many rings becomes one finding that "
+     "names them all: a test suite or a server with a ring per worker repeats one cause "
+     "on hundreds of rings, and a hundred identical paragraphs hide the one that differs. "
+     "Up to three rings read well one by one and are left so, which keeps every report "
+     "of a program with a few rings exactly as it was; from four on, the group (its worst "
+     "three in full) is shorter than the list."},
+    {ThresholdId::GroupShown, kEveryTag, "group_shown", 3.0, "rings",
+     "The members of a group written in full, worst first (severity, then the time their "
+     "ring's requests took): enough to see whether the worst is an outlier or the rule, "
+     "few enough that a group takes a few lines. The JSON report lists every ring."},
 }};
 
 constexpr bool ids_match_positions() {

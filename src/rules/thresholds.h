@@ -43,8 +43,13 @@ enum class ThresholdId : uint8_t {
   ReapLagMinWatched,
   SqWaitP99,
   SqWaitMinWatched,
+  GroupMinRings,
+  GroupShown,
 };
-inline constexpr std::size_t kThresholdCount = 30;
+inline constexpr std::size_t kThresholdCount = 32;
+
+// The `tag` of the entries that apply to every finding (how findings are grouped).
+inline constexpr std::string_view kEveryTag = "(every)";
 
 struct Threshold {
   ThresholdId id;

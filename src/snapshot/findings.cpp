@@ -2,6 +2,8 @@
 // The finding vocabulary shared by the rules engine and every renderer.
 #include "uringscope/findings.h"
 
+#include <algorithm>
+
 namespace uringscope {
 
 std::string_view severity_name(Severity s) {
@@ -11,6 +13,11 @@ std::string_view severity_name(Severity s) {
     case Severity::Crit: return "CRIT";
   }
   return "INFO";
+}
+
+bool Finding::names_ring(uint32_t id) const {
+  if (ring == id) return true;
+  return std::binary_search(rings.begin(), rings.end(), id);
 }
 
 }  // namespace uringscope

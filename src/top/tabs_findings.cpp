@@ -24,6 +24,10 @@ bool has_op(const std::vector<OpStats>& ops, uint32_t opcode) {
 
 // Whether the filters leave what the finding is about: its ring, and its op on that ring.
 bool survives(const Finding& f, const Snapshot& filtered) {
+  if (f.grouped()) {
+    return std::any_of(f.rings.begin(), f.rings.end(),
+                       [&](uint32_t id) { return ring_by_id(filtered, id) != nullptr; });
+  }
   const Ring* ring = f.ring ? ring_by_id(filtered, *f.ring) : nullptr;
   if (f.ring && !ring) return false;
   if (!f.opcode) return true;
@@ -31,7 +35,9 @@ bool survives(const Finding& f, const Snapshot& filtered) {
 }
 
 std::string where(const Finding& f) {
-  std::string text = f.ring ? fmt::format("ring #{}", *f.ring) : std::string();
+  std::string text = f.ring       ? fmt::format("ring #{}", *f.ring)
+                     : f.grouped() ? fmt::format("{} rings", f.rings.size())
+                                   : std::string();
   if (f.opcode) text += (text.empty() ? "" : " ") + opcode_name(*f.opcode);
   return text.empty() ? "-" : text;
 }
@@ -54,6 +60,7 @@ Row finding_row(const Finding& f, std::string_view scope, const Snapshot& filter
     row.push = op_filter(*f.opcode);
   }
   row.detail = {printable(f.message)};
+  for (const Finding& member : f.worst) row.detail.push_back("- " + printable(member.message));
   if (!f.suggestion.empty()) row.detail.push_back("fix: " + printable(f.suggestion));
   row.alert = f.severity != Severity::Info;
   return row;

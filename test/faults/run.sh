@@ -103,9 +103,10 @@ score() {  # name mode expect_tag expect_op allowed_extra_warn inject_args check
   local report=$work/$name.json gtfile=$work/$name.gt problems=()
   if [[ $mode == cmd ]]; then
     # SCORE_ENV: NAME=VALUE words for uringscope's environment (tables forced tiny);
-    # SCORE_ARGS: more options for it (--check).
+    # SCORE_ARGS: more options for it (--check). Every ring in the JSON (--rings all): the
+    # checks read each ring against the injector's count.
     # shellcheck disable=SC2086
-    env ${SCORE_ENV:-} "$uringscope" ${SCORE_ARGS:-} --json="$report" -- "$inject" $args \
+    env ${SCORE_ENV:-} "$uringscope" ${SCORE_ARGS:-} --rings all --json="$report" -- "$inject" $args \
       >"$gtfile" 2>"$work/$name.err"
   else
     # -p: the injector sets up, waits for SIGUSR1, runs, then lingers past the window.
@@ -113,7 +114,7 @@ score() {  # name mode expect_tag expect_op allowed_extra_warn inject_args check
     "$inject" --wait-signal --linger 3 $args >"$gtfile" 2>"$work/$name.inject.err" &
     local app=$! tries=0
     until grep -q '^READY' "$gtfile" 2>/dev/null || ((tries++ > 100)); do sleep 0.05; done
-    "$uringscope" -p "$app" -d 2 --json="$report" >/dev/null 2>"$work/$name.err" &
+    "$uringscope" -p "$app" -d 2 --rings all --json="$report" >/dev/null 2>"$work/$name.err" &
     local scope=$!
     tries=0
     until grep -q 'attached' "$work/$name.err" 2>/dev/null || ((tries++ > 200)); do sleep 0.05; done

@@ -55,7 +55,7 @@ TEST_F(Catchers, EveryEventCountedOnce) {
 }
 
 TEST_F(Catchers, ChurnedRingsAllCountedOnce) {
-  auto [report, gt] = run_scenario({"ring-churn", "40"}, 0, kForced);
+  auto [report, gt] = run_scenario({"ring-churn", "40"}, 0, kForced, {"--rings", "all"});
   long long churned = 0, submissions = 0;
   for (const auto& ring : report.at("rings")) {
     const long long n = num(ring.at("counters"), "submissions");

@@ -195,18 +195,20 @@ TEST(RingLayoutText, HeadingsIdleLineAndTheTableOfTheRest) {
   std::istringstream row(text.substr(db_row + 13, text.find('\n', db_row + 1) - db_row - 13));
   std::vector<std::string> cells;
   for (std::string cell; row >> cell;) cells.push_back(cell);
-  // rings, reqs, p50, p99, max, punted, errors, bytes
-  ASSERT_EQ(cells.size(), 8u) << row.str();
+  // rings, reqs, p50, p99, max, punted, errors, bytes, workers
+  ASSERT_EQ(cells.size(), 9u) << row.str();
   EXPECT_EQ(cells[0], "2");
   EXPECT_EQ(cells[1], "20");
   EXPECT_EQ(cells[5], "50.0%");
   EXPECT_EQ(cells[6], "0");
   EXPECT_EQ(cells[7], format_bytes(20 * 4096));
+  EXPECT_EQ(cells[8], "0");
 }
 
 TEST(RingLayoutText, BeyondTwentyProcessesTheTableSaysHowManyMore) {
   Snapshot snap;
-  for (uint32_t i = 0; i < 35; ++i) snap.rings.push_back(active_ring(i, 1000 + i, "t", 1, 1 + i));
+  for (uint32_t i = 0; i < 35; ++i)
+    snap.rings.push_back(active_ring(i, 1000 + i, "t" + std::to_string(i), 1, 1 + i));
   std::ostringstream out;
   TextOptions five;
   five.full_rings = 5;
@@ -214,6 +216,42 @@ TEST(RingLayoutText, BeyondTwentyProcessesTheTableSaysHowManyMore) {
   const std::string text = out.str();
   EXPECT_NE(text.find("30 more active rings of 30 processes"), std::string::npos) << text;
   EXPECT_NE(text.find("  ... 10 more processes (10 rings)\n"), std::string::npos) << text;
+}
+
+TEST(RingLayoutText, BeyondTwentyProcessesOneRowPerCommandName) {
+  // 30 hidden processes: 24 named "t", 6 named "db"; the db processes each ran 3 io-wq
+  // workers. Past a screenful, a row per name sums its processes.
+  Snapshot snap;
+  for (uint32_t i = 0; i < 35; ++i)
+    snap.rings.push_back(active_ring(i, 1000 + i, i % 5 == 0 ? "db" : "t", 1, 1 + i));
+  for (uint32_t i = 0; i < 35; i += 5) snap.workers.push_back({.pid = 1000 + i, .distinct = 3});
+  std::ostringstream out;
+  TextOptions five;
+  five.full_rings = 5;
+  render_text(out, snap, {}, five);
+  const std::string text = out.str();
+  EXPECT_NE(text.find("30 more active rings of 30 processes, by command name"), std::string::npos)
+      << text;
+  // Rings 30..34 are drawn (the busiest); of db's 7 processes (0, 5, ..., 30), 6 are hidden.
+  EXPECT_NE(text.find("\n  t (24 processes)     24 "), std::string::npos) << text;
+  const auto db = text.find("\n  db (6 processes) ");
+  ASSERT_NE(db, std::string::npos) << text;
+  const std::string row = text.substr(db + 1, text.find('\n', db + 1) - db - 1);
+  EXPECT_TRUE(row.ends_with(" 18")) << row;  // 6 processes x 3 workers
+  EXPECT_EQ(text.find("... "), std::string::npos) << text;
+}
+
+TEST(RingLayoutText, WorkersOfManyProcessesReadOneLinePerName) {
+  // 25 processes named "t" with 3 io-wq workers each, one named "db" with 2.
+  Snapshot snap;
+  for (uint32_t i = 0; i < 26; ++i) {
+    snap.rings.push_back(active_ring(i, 1000 + i, i == 25 ? "db" : "t", 1, 1 + i));
+    snap.workers.push_back({.pid = 1000 + i, .distinct = i == 25 ? 2u : 3u});
+  }
+  std::ostringstream out;
+  render_workers(out, snap, {});
+  EXPECT_EQ(out.str(), "io-wq workers: db (1 process):    2\nio-wq workers: t (25 processes): 75\n")
+      << out.str();
 }
 
 }  // namespace
