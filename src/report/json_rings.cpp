@@ -2,10 +2,7 @@
 #include "report/json_rings.h"
 
 #include <algorithm>
-#include <map>
 #include <set>
-#include <string>
-#include <utility>
 
 #include "report/ring_layout.h"
 
@@ -23,47 +20,13 @@ std::set<uint32_t> rings_any_finding_names(const std::vector<Finding>& findings)
   return ids;
 }
 
-// The rings of one process (or of one fold owner) that the report does not write.
-struct OmittedOwner {
-  uint32_t pid = 0;
-  std::string comm;
-  uint64_t rings = 0;
-  uint64_t idle_rings = 0;
-  OpStats total;
-  uint64_t workers = 0;
-};
-
+// The rings not written, summed per owner as the text report's table of rings not drawn.
 Json omitted_json(const std::vector<const Ring*>& omitted, const Snapshot& snap) {
-  std::map<uint32_t, uint64_t> workers_of;
-  for (const ProcessWorkers& w : snap.workers) workers_of[w.pid] = w.distinct;
-  std::map<std::pair<uint32_t, std::string>, OmittedOwner> by_owner;
   uint64_t rings = 0, idle = 0;
-  for (const Ring* ring : omitted) {
-    auto [it, added] = by_owner.try_emplace({ring->pid, ring->comm});
-    OmittedOwner& owner = it->second;
-    if (added) {
-      owner.pid = ring->pid;
-      owner.comm = ring->comm;
-      owner.workers = ring->pid ? workers_of[ring->pid] : 0;
-    }
-    const uint64_t n = ring->folded_rings ? ring->folded_rings : 1;
-    owner.rings += n;
-    rings += n;
-    if (ring_is_idle(*ring)) {
-      owner.idle_rings += n;
-      idle += n;
-    }
-    for (const OpStats& op : ring->ops) owner.total += op;
-  }
-  std::vector<OmittedOwner> owners;
-  for (auto& [key, owner] : by_owner) owners.push_back(std::move(owner));
-  std::stable_sort(owners.begin(), owners.end(), [](const OmittedOwner& a, const OmittedOwner& b) {
-    if (a.total.latency.sum_ns != b.total.latency.sum_ns)
-      return a.total.latency.sum_ns > b.total.latency.sum_ns;
-    return a.total.submitted > b.total.submitted;
-  });
   Json processes = Json::array();
-  for (const OmittedOwner& o : owners) {
+  for (const HiddenProcess& o : sum_by_owner(omitted, snap.workers)) {
+    rings += o.rings;
+    idle += o.idle_rings;
     processes.push_back(Json{{"pid", o.pid},
                              {"comm", o.comm},
                              {"rings", o.rings},

@@ -65,8 +65,10 @@ void sort_busiest(std::vector<HiddenProcess>& processes) {
                    });
 }
 
-std::vector<HiddenProcess> sum_hidden(const std::vector<const Ring*>& rings,
-                                      const std::vector<ProcessWorkers>& workers) {
+}  // namespace
+
+std::vector<HiddenProcess> sum_by_owner(const std::vector<const Ring*>& rings,
+                                        const std::vector<ProcessWorkers>& workers) {
   std::map<uint32_t, uint64_t> workers_of;
   for (const ProcessWorkers& w : workers) workers_of[w.pid] = w.distinct;
   // A process by its pid; the folds of a name or of all other processes by their name.
@@ -80,6 +82,7 @@ std::vector<HiddenProcess> sum_hidden(const std::vector<const Ring*>& rings,
     // A process's workers serve all its rings: counted once.
     if (added && ring->pid != 0) p.workers = workers_of[ring->pid];
     p.rings += rings_in(*ring);
+    if (ring_is_idle(*ring)) p.idle_rings += rings_in(*ring);
     for (const OpStats& op : ring->ops) p.total += op;
   }
   std::vector<HiddenProcess> out;
@@ -87,8 +90,6 @@ std::vector<HiddenProcess> sum_hidden(const std::vector<const Ring*>& rings,
   sort_busiest(out);
   return out;
 }
-
-}  // namespace
 
 std::vector<ProcessRings> by_command(const std::vector<ProcessRings>& processes) {
   if (processes.size() <= kHiddenProcessRows) return processes;
@@ -124,6 +125,7 @@ std::vector<HiddenProcess> by_command(const std::vector<HiddenProcess>& processe
       name.pid = 0;
       name.processes += p.processes;
       name.rings += p.rings;
+      name.idle_rings += p.idle_rings;
       name.workers += p.workers;
       name.total += p.total;
     }
@@ -158,7 +160,7 @@ RingLayout layout_rings(const Snapshot& snap, const std::vector<Finding>& findin
   RingLayout layout;
   layout.full = group_by_process(full);
   layout.idle = by_command(group_by_process(idle));
-  layout.hidden = by_command(sum_hidden(hidden, snap.workers));
+  layout.hidden = by_command(sum_by_owner(hidden, snap.workers));
   for (const Ring* ring : hidden) layout.hidden_rings += rings_in(*ring);
   layout.many_processes = layout.full.size() > 1;
   return layout;

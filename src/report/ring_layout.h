@@ -36,10 +36,16 @@ struct HiddenProcess {
   std::string comm;
   std::size_t processes = 1;
   std::size_t rings = 0;  // folded rings included
+  std::size_t idle_rings = 0;  // of those, rings that saw no SQE and no CQE
   uint64_t workers = 0;   // distinct io-wq workers of its processes
   OpStats total;  // every op of those rings merged, counted as the op table counts
   uint64_t time_ns() const { return total.latency.sum_ns; }
 };
+
+// `rings` summed per owner: a process by its pid, the folds of a name or of all other
+// processes by their name; each process's io-wq workers counted once. Busiest first.
+std::vector<HiddenProcess> sum_by_owner(const std::vector<const Ring*>& rings,
+                                        const std::vector<ProcessWorkers>& workers);
 
 // Past kHiddenProcessRows processes, a list of them is read one line per command name.
 std::vector<ProcessRings> by_command(const std::vector<ProcessRings>& processes);

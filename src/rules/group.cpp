@@ -53,9 +53,12 @@ std::string command_list(const std::map<std::string, std::size_t>& rings_by_comm
 }
 
 Finding group_of(std::vector<Finding> members, const std::map<uint32_t, const Ring*>& rings) {
+  std::map<uint32_t, RingWeight> weight;
+  for (const Finding& f : members) weight.try_emplace(*f.ring, weight_of(rings.at(*f.ring)));
   std::stable_sort(members.begin(), members.end(), [&](const Finding& a, const Finding& b) {
     if (a.severity != b.severity) return a.severity > b.severity;
-    const RingWeight wa = weight_of(rings.at(*a.ring)), wb = weight_of(rings.at(*b.ring));
+    const RingWeight& wa = weight.at(*a.ring);
+    const RingWeight& wb = weight.at(*b.ring);
     if (wa.time_ns != wb.time_ns) return wa.time_ns > wb.time_ns;
     if (wa.completed != wb.completed) return wa.completed > wb.completed;
     return *a.ring < *b.ring;
