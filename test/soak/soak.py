@@ -103,11 +103,11 @@ def counters_of(text):
 
 
 class Sampler(threading.Thread):
-    """Every second: the tool's RSS and one scrape."""
+    """Every second: the tool's RSS and one scrape (kept as scrape-NNNN.txt in `keep`)."""
 
-    def __init__(self, pid, port):
+    def __init__(self, pid, port, keep=None):
         super().__init__(daemon=True)
-        self.pid, self.port = pid, port
+        self.pid, self.port, self.keep = pid, port, keep
         self.rss = []      # (seconds since start, KiB)
         self.scrapes = []  # (seconds since start, {series: value})
         self.failed_scrapes = 0
@@ -123,7 +123,11 @@ class Sampler(threading.Thread):
             self.rss.append((now, kib))
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/metrics", timeout=5) as r:
-                    self.scrapes.append((now, counters_of(r.read().decode())))
+                    text = r.read().decode()
+                self.scrapes.append((now, counters_of(text)))
+                if self.keep:
+                    with open(os.path.join(self.keep, f"scrape-{len(self.scrapes):04d}.txt"), "w") as f:
+                        f.write(text)
             except OSError:
                 self.failed_scrapes += 1
 
@@ -189,7 +193,7 @@ def main():
         tool = subprocess.Popen([uringscope, "-f", "-i", "1", "--metrics", f"127.0.0.1:{args.port}",
                                  f"--json={report}", "--", "sh", "-c", script],
                                 stdout=live, stderr=err)
-        sampler = Sampler(tool.pid, args.port)
+        sampler = Sampler(tool.pid, args.port, args.keep)
         sampler.start()
         status = tool.wait(timeout=args.seconds + 120)
         sampler.stop.set()
