@@ -82,11 +82,14 @@ std::vector<std::pair<us_file_id, us_file_name>> Tracer::read_file_names() const
 
 RawTables Tracer::read_tables(bool with_inflight) const {
   RawTables raw;
-  const uint32_t ring_rows = skel_->bss->ring_rows + 1;
+  // The counts first, then whose they are. BPF describes a row (ring_info) before any
+  // event can count in it, and only this thread clears a row (reclaim), so every row the
+  // counts name is already described when ring_info is copied after them. Copied the
+  // other way round, a ring created between the two copies (a churning program makes
+  // thousands a second) showed its counts under an empty row.
   const uint32_t opstat_rows = skel_->bss->opstat_rows + 1;
-  raw.ring_info = copy_rows<us_ring_info>(skel_->maps.ring_info, ring_rows);
-  raw.ring_stats = copy_rows<us_ring_stats>(skel_->maps.ring_stats, ring_rows);
   raw.opstats = copy_rows<us_opstat>(skel_->maps.opstats, opstat_rows);
+  raw.ring_stats = copy_rows<us_ring_stats>(skel_->maps.ring_stats, skel_->bss->ring_rows + 1);
   for (int i = 0; i < US_TOOL__COUNT; ++i) raw.tool[i] = skel_->bss->us_tool[i];
   raw.tool[US_TOOL_KERNEL_MISSES] = kernel_misses();
   if (with_inflight) {
@@ -101,6 +104,9 @@ RawTables Tracer::read_tables(bool with_inflight) const {
     raw.file_names = read_file_names();
     if (with_inflight) raw.req_files = copy_hash<uint64_t, us_req_file>(skel_->maps.req_files);
   }
+  raw.ring_info = copy_rows<us_ring_info>(skel_->maps.ring_info, skel_->bss->ring_rows + 1);
+  // Rows claimed since their counts were copied: described, with no counts yet.
+  raw.ring_stats.resize(raw.ring_info.size());
   raw.retired = retired_.records();
   // Learnt for --trace alone too; the boundary is measured only when it is on.
   raw.cqe_order_known = config_.boundary && skel_->bss->cqe_order != US_CQE_ORDER_UNKNOWN;
