@@ -57,26 +57,36 @@ Snapshot RingSeriesChoice::apply(Snapshot snap) {
   }
   std::sort(live.begin(), live.end(), [](const Ring* a, const Ring* b) { return a->id < b->id; });
 
-  std::set<uint32_t> own, summed;
+  std::map<Identity, uint32_t> own;
+  std::set<Identity> summed;
+  const auto identity = [](const Ring* ring) { return Identity{ring->bpf_row, ring->ctx, ring->first_ns}; };
   // The rings placed before keep their place, so a newcomer never takes an older ring's.
   for (Ring* ring : live) {
-    if (own_.count(ring->id)) {
-      own.insert(ring->id);
-    } else if (summed_.count(ring->id)) {
-      summed.insert(ring->id);
+    if (auto placed = own_.find(identity(ring)); placed != own_.end()) {
+      own.insert(*placed);
+    } else if (summed_.count(identity(ring))) {
+      summed.insert(identity(ring));
       sum_into_other(*ring);
     }
   }
   // Then the rings that show activity for the first time, oldest first. An idle ring is
   // placed nowhere: it has no series, and nothing to add to "other".
   for (Ring* ring : live) {
-    if (own.count(ring->id) || summed.count(ring->id) || !ring_shows_activity(*ring)) continue;
+    const Identity id = identity(ring);
+    if (own.count(id) || summed.count(id) || !ring_shows_activity(*ring)) continue;
     if (own.size() < limit_) {
-      own.insert(ring->id);
+      own.emplace(id, next_number_++);
     } else {
-      summed.insert(ring->id);
+      summed.insert(id);
       sum_into_other(*ring);
     }
+  }
+  // Series numbers as ids. An unplaced ring is idle, has no series, and takes an id no
+  // number reaches, so no two rows of the rendering share one.
+  for (Ring* ring : live) {
+    if (ring->fold != FoldScope::Ring) continue;
+    auto placed = own.find(identity(ring));
+    ring->id = placed != own.end() ? placed->second : UINT32_MAX;
   }
   own_ = std::move(own);
   summed_ = std::move(summed);

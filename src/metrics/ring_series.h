@@ -7,8 +7,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <set>
+#include <tuple>
 #include <vector>
 
 #include "uringscope/snapshot.h"
@@ -27,21 +29,33 @@ bool ring_shows_activity(const Ring& ring);
 // a destroyed ring, a fold of destroyed rings) is summed into one row, ring="other",
 // which therefore only grows: a ring enters it once and never leaves. The state holds
 // live rings only, so it does not grow with history either.
+//
+// A ring's report id is its place in one reading (a fold or the catch-all row before it
+// moves it), so it cannot name a series: a ring placed here gets a number of its own,
+// counted from 0 in order of placement and never reused, and apply() writes it into the
+// ring's id. A ring is known by its row in the kernel tables, its io_ring_ctx and the
+// time it was first seen: a row is reused once its ring is reclaimed, the kernel reuses
+// the address of a freed ring, and a row that lost its ring's address to a race (ctx 0)
+// or the catch-all row has no address at all.
 class RingSeriesChoice {
  public:
   explicit RingSeriesChoice(std::size_t limit = kMetricsRingSeries) : limit_(limit) {}
 
-  // The snapshot to render: the chosen rings as they are, every ring to be summed marked
-  // as a fold (FoldScope::All), which the renderer adds into the one "other" row.
+  // The snapshot to render: the chosen rings with their series numbers as ids, every
+  // ring to be summed marked as a fold (FoldScope::All), which the renderer adds into the
+  // one "other" row.
   Snapshot apply(Snapshot snap);
 
   std::size_t own() const { return own_.size(); }
   std::size_t summed_live() const { return summed_.size(); }
 
  private:
+  using Identity = std::tuple<uint32_t, uint64_t, uint64_t>;  // bpf_row, ctx, first_ns
+
   std::size_t limit_;
-  std::set<uint32_t> own_;     // report ids of live rings with series of their own
-  std::set<uint32_t> summed_;  // report ids of live rings summed into "other"
+  uint32_t next_number_ = 0;
+  std::map<Identity, uint32_t> own_;  // live rings with series of their own: their number
+  std::set<Identity> summed_;         // live rings summed into "other"
 };
 
 // A ring as rendered: ops in ascending opcode with at most one row per opcode. The

@@ -297,8 +297,19 @@ TEST_F(PrometheusScrape, ScrapedValuesMatchTheJsonReport) {
     if (std::to_string(r.at("pid").get<long long>()) == pid) ring = &r;
   }
   ASSERT_NE(ring, nullptr) << report.at("rings").dump();
+  // The ring label is the metrics' own number for the ring (the report's id is a place in
+  // the report): the ring_info series of the injector's pid and the ring's fd carries it.
+  const std::string fd = ring->at("fd").is_null() ? "" : std::to_string(ring->at("fd").get<long long>());
+  std::string ring_number;
+  for (const Series& s : all) {
+    if (s.labels.count("__name__") && s.labels.at("__name__") == "uringscope_ring_info" &&
+        s.labels.count("pid") && s.labels.at("pid") == pid && s.labels.count("fd") &&
+        s.labels.at("fd") == fd)
+      ring_number = s.labels.at("ring");
+  }
+  ASSERT_FALSE(ring_number.empty()) << "no uringscope_ring_info for pid " << pid;
   const std::map<std::string, std::string> ring_labels = {
-      {"ring", std::to_string(ring->at("id").get<long long>())}, {"pid", pid}, {"comm", ring->at("comm").get<std::string>()}};
+      {"ring", ring_number}, {"pid", pid}, {"comm", ring->at("comm").get<std::string>()}};
 
   // Per op: counts exact; the histogram bucket by bucket.
   ASSERT_FALSE(ring->at("ops").empty());

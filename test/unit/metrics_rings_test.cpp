@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <iterator>
+#include <map>
 #include <set>
 #include <string>
 #include <utility>
@@ -22,6 +23,9 @@ constexpr uint32_t kRead = 22;
 Ring ring(uint32_t id, uint64_t reads, bool destroyed = false) {
   Ring r;
   r.id = id;
+  r.ctx = 0xffff888000000000ull + id * 0x1000ull;
+  r.first_ns = 1000 + id;
+  r.bpf_row = id;
   r.pid = 1000 + id;
   r.comm = "postgres";
   r.destroyed = destroyed;
@@ -74,12 +78,13 @@ TEST(RingSeries, PlacesRingsOnceAndSumsTheRest) {
   const Step steps[] = {
       // Idle rings have no series and add nothing to "other".
       {{ring(0, 0), ring(1, 0), ring(2, 0)}, {}, 0},
-      // The first two to show activity get series of their own, oldest first.
-      {{ring(0, 5), ring(1, 0), ring(2, 7), ring(3, 1)}, {"0", "2"}, 1},
+      // The first two to show activity get series of their own, oldest first, numbered
+      // in that order.
+      {{ring(0, 5), ring(1, 0), ring(2, 7), ring(3, 1)}, {"0", "1"}, 1},
       // A ring placed in "other" stays there when it grows, and when a place frees up.
       {{ring(0, 9), ring(1, 0), ring(2, 7, true), ring(3, 4)}, {"0"}, 11},
-      // The freed place goes to the next ring to show activity.
-      {{ring(0, 9), ring(1, 2), ring(2, 7, true), ring(3, 6)}, {"0", "1"}, 13},
+      // The freed place goes to the next ring to show activity, with a new number.
+      {{ring(0, 9), ring(1, 2), ring(2, 7, true), ring(3, 6)}, {"0", "2"}, 13},
   };
   for (std::size_t i = 0; i < std::size(steps); ++i) {
     const Rendered r = rendered(choice.apply(reading(steps[i].rings)));
@@ -144,10 +149,56 @@ TEST(RingSeries, AServerWithManyIdleRingsScrapesSmall) {
   const std::string text = render_exposition(choice.apply(snap), ExpositionFormat::Prometheus004);
   EXPECT_LT(text.size(), 50u * 1024) << text.size();
   EXPECT_NE(text.find("uringscope_rings 142\n"), std::string::npos);
-  EXPECT_NE(text.find("ring=\"37\""), std::string::npos);
-  for (uint32_t id : {0u, 1u, 36u, 38u, 141u})
+  EXPECT_NE(text.find("uringscope_requests_submitted_total{ring=\"0\",pid=\"1037\""), std::string::npos);
+  for (uint32_t id : {1u, 36u, 37u, 141u})
     EXPECT_EQ(text.find("ring=\"" + std::to_string(id) + "\""), std::string::npos) << id;
   EXPECT_EQ(text.find("ring=\"other\""), std::string::npos);
+}
+
+// A report id is a place in one reading: when the rings before it are folded, or the
+// catch-all row appears first, a live ring's id moves. Its series do not: they follow the
+// ring, and no number passes to another ring.
+TEST(RingSeries, ARingKeepsItsSeriesWhenItsReportIdMoves) {
+  RingSeriesChoice choice;
+  auto reads_of = [](const Snapshot& applied) {
+    std::map<uint32_t, std::pair<uint32_t, uint64_t>> by_number;  // number -> pid, reads
+    for (const RingView& v : ring_views(applied))
+      if (v.ring->fold == FoldScope::Ring) by_number[v.ring->id] = {v.ring->pid, v.ops.at(0).submitted};
+    return by_number;
+  };
+  const auto first = reads_of(choice.apply(reading({ring(0, 1), ring(1, 2), ring(2, 3)})));
+  EXPECT_EQ(first, (std::map<uint32_t, std::pair<uint32_t, uint64_t>>{{0, {1000, 1}}, {1, {1001, 2}}, {2, {1002, 3}}}));
+  // Ring 0 is destroyed and folded away: rings 1 and 2 become report ids 0 and 1.
+  Ring fold = ring(0, 1, true);
+  fold.fold = FoldScope::Process;
+  fold.folded_rings = 1;
+  Ring one = ring(1, 5), two = ring(2, 6);
+  one.id = 0;
+  two.id = 1;
+  const auto second = reads_of(choice.apply(reading({fold, one, two})));
+  EXPECT_EQ(second, (std::map<uint32_t, std::pair<uint32_t, uint64_t>>{{1, {1001, 5}}, {2, {1002, 6}}}));
+  // A new ring at the freed address and row is another ring: it gets a number of its own.
+  Ring reused = ring(0, 4);
+  reused.id = 2;
+  reused.first_ns = 99999;
+  reused.pid = 2000;
+  // The catch-all row and a row that lost its address have neither ctx nor first sight:
+  // their rows tell them apart, whichever comes first in a reading.
+  Ring catch_all = ring(7, 8), lost = ring(9, 3);
+  catch_all.ctx = lost.ctx = 0;
+  catch_all.first_ns = lost.first_ns = 0;
+  catch_all.pid = lost.pid = 0;
+  catch_all.id = 3;
+  lost.id = 4;
+  const auto third = reads_of(choice.apply(reading({fold, one, two, reused, catch_all, lost})));
+  EXPECT_EQ(third.at(3), (std::pair<uint32_t, uint64_t>{2000, 4}));
+  EXPECT_EQ(third.at(4), (std::pair<uint32_t, uint64_t>{0, 8}));
+  EXPECT_EQ(third.at(5), (std::pair<uint32_t, uint64_t>{0, 3}));
+  EXPECT_EQ(third.count(0), 0u);
+  catch_all.id = 4;
+  lost.id = 3;
+  const auto fourth = reads_of(choice.apply(reading({fold, one, two, reused, lost, catch_all})));
+  EXPECT_EQ(fourth, third);
 }
 
 TEST(RingSeries, FoldsRenderAsOneOtherRowWithoutAChoice) {
