@@ -21,12 +21,12 @@ void render_boundary_metrics(exposition::Writer& w, const BoundarySeries& rings)
   w.begin({"uringscope_cq_reap_lag_seconds", Type::Histogram, "seconds",
            "Time from a watched CQE being posted to the program's CQ head being seen past "
            "it (an upper bound; docs/report.md gives the resolution). Buckets are log2 "
-           "nanoseconds: le is 2^(i+1) ns."});
+           "nanoseconds: le is 2^(i+1) ns, 256 ns to 68.7 s."});
   for (const auto& [labels, b, sqpoll] : rings) w.histogram(labels, b->reap_lag);
   w.begin({"uringscope_sq_wait_seconds", Type::Histogram, "seconds",
            "SQPOLL rings: time from a watched SQE's first sighting in the SQ ring to the "
            "SQPOLL thread taking it (a lower bound; docs/report.md gives the resolution). "
-           "Buckets are log2 nanoseconds: le is 2^(i+1) ns."});
+           "Buckets are log2 nanoseconds: le is 2^(i+1) ns, 256 ns to 68.7 s."});
   for (const auto& [labels, b, sqpoll] : rings)
     if (sqpoll) w.histogram(labels, b->sq_wait);
 }

@@ -106,12 +106,13 @@ void Writer::histogram(const Labels& labels, const Histogram& h) {
   uint64_t cumulative = 0;
   Labels with_le = labels;
   with_le.emplace_back("le", "");
-  for (std::size_t i = 0; i + 1 < kHistBuckets; ++i) {
+  static_assert(kLastExposedBucket + 1 < kHistBuckets, "the top bucket is open: +Inf only");
+  for (std::size_t i = 0; i < kHistBuckets; ++i) {
     cumulative += h.buckets[i];
+    if (i < kFirstExposedBucket || i > kLastExposedBucket) continue;
     with_le.back().second = latency_bucket_le(i);
     sample("_bucket", with_le, std::to_string(cumulative));
   }
-  cumulative += h.buckets[kHistBuckets - 1];
   with_le.back().second = "+Inf";
   sample("_bucket", with_le, std::to_string(cumulative));
   sample("_count", labels, std::to_string(cumulative));

@@ -50,9 +50,10 @@ class Writer {
   void value(const Labels& labels, const std::string& number);
   void value(const Labels& labels, uint64_t n) { value(labels, std::to_string(n)); }
 
-  // Buckets 0 .. kHistBuckets-2 are closed above at 2^(i+1) ns; the last one is open, so
-  // it lives only in +Inf. The le set is therefore the same 39 values plus +Inf for every
-  // series and every scrape, whatever the data.
+  // Buckets kFirstExposedBucket .. kLastExposedBucket, closed above at 2^(i+1) ns, the
+  // first one cumulative from 0; what lies above the last lives only in +Inf. The le set is
+  // therefore the same 29 values plus +Inf for every series and every scrape, whatever
+  // the data.
   void histogram(const Labels& labels, const Histogram& h);
 
  private:

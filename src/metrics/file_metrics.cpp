@@ -50,7 +50,7 @@ void render_file_metrics(exposition::Writer& w, const std::vector<FileSeriesRing
   }
   w.begin({"uringscope_file_latency_seconds", Type::Histogram, "seconds",
            "Time from submission to the final CQE of the file's tracked requests. Buckets "
-           "are log2 nanoseconds: le is 2^(i+1) ns."});
+           "are log2 nanoseconds: le is 2^(i+1) ns, 256 ns to 68.7 s."});
   for (const FileSeriesRing& r : rings)
     for (const FileStats& f : *r.files) w.histogram(file_labels(r.labels, f), f.latency);
 }

@@ -53,29 +53,43 @@ std::string join_flags(uint32_t flags) {
   return out;
 }
 
+// A counter series appears at its first non-zero value, and a counter never goes back to
+// zero, so it never disappears again: a READ ring has no zero-copy or multishot series.
+// The few a user divides by (submitted, completed, errors) and enter_calls are there from
+// the start. Gauges and histograms are always there.
+enum class Presence { Always, OnceNonZero };
+
+void counter_value(Writer& w, const Labels& labels, uint64_t n, Presence presence) {
+  if (n || presence == Presence::Always) w.value(labels, n);
+}
+void counter_seconds(Writer& w, const Labels& labels, uint64_t ns, Presence presence) {
+  if (ns || presence == Presence::Always) w.value(labels, seconds_from_ns(ns));
+}
+
 // One family per OpStats counter of kOpCounterFields, over every (ring, op), except
 // `punted`, which is exported split by reason. A nanosecond sum is exported in seconds.
 struct OpCounter {
   Family family;
   uint64_t OpStats::*member;
   bool nanoseconds = false;
+  Presence presence = Presence::OnceNonZero;
 };
 
 constexpr OpCounter kOpCounters[] = {
     {{"uringscope_requests_submitted", Type::Counter, "",
       "Requests (SQEs) submitted, seen at the io_uring submit tracepoint."},
-     &OpStats::submitted},
+     &OpStats::submitted, false, Presence::Always},
     {{"uringscope_requests_completed", Type::Counter, "",
       "CQEs posted: one per request, plus multishot intermediates, overflowed CQEs and "
       "completions of requests submitted before attach."},
-     &OpStats::completed},
+     &OpStats::completed, false, Presence::Always},
     {{"uringscope_untracked_completions", Type::Counter, "",
       "CQEs of requests whose submission was not seen (submitted before attach): counted, "
       "without latency."},
      &OpStats::untracked},
     {{"uringscope_request_errors", Type::Counter, "",
       "CQEs with res < 0, -EAGAIN excluded."},
-     &OpStats::errors},
+     &OpStats::errors, false, Presence::Always},
     {{"uringscope_requests_failed", Type::Counter, "",
       "Requests the kernel rejected before issue (io_uring_req_failed: a bad SQE)."},
      &OpStats::failed},
@@ -125,11 +139,12 @@ struct RingCounter {
   Family family;
   uint64_t Counters::*member;
   bool ns_to_seconds = false;
+  Presence presence = Presence::OnceNonZero;  // a gauge is always there
 };
 
 const RingCounter kRingCounters[] = {
     {{"uringscope_enter_calls", Type::Counter, "", "io_uring_enter() calls on the ring."},
-     &Counters::enter_calls},
+     &Counters::enter_calls, false, Presence::Always},
     {{"uringscope_enter_submit_calls", Type::Counter, "",
       "io_uring_enter() calls that asked to submit (to_submit > 0)."},
      &Counters::enter_submit_calls},
@@ -251,12 +266,13 @@ void render_rings(Writer& w, const std::vector<RingView>& views) {
 
   for (const RingCounter& rc : kRingCounters) {
     w.begin(rc.family);
+    const Presence presence = rc.family.type == Type::Counter ? rc.presence : Presence::Always;
     for (const RingView& v : views) {
       const uint64_t n = v.ring->counters.*rc.member;
       if (rc.ns_to_seconds) {
-        w.value(ring_labels(*v.ring), seconds_from_ns(n));
+        counter_seconds(w, ring_labels(*v.ring), n, presence);
       } else {
-        w.value(ring_labels(*v.ring), n);
+        counter_value(w, ring_labels(*v.ring), n, presence);
       }
     }
   }
@@ -271,7 +287,7 @@ void render_rings(Writer& w, const std::vector<RingView>& views) {
     uint64_t by_ops = 0;
     for (const OpStats& op : v.ops) by_ops += op.completed;
     const uint64_t all = ring->counters.completions;
-    w.value(ring_labels(*ring), all > by_ops ? all - by_ops : 0);
+    counter_value(w, ring_labels(*ring), all > by_ops ? all - by_ops : 0, Presence::OnceNonZero);
   }
 }
 
@@ -281,9 +297,9 @@ void render_ops(Writer& w, const std::vector<RingView>& views) {
     for (const RingView& v : views) {
       for (const OpStats& op : v.ops) {
         if (oc.nanoseconds)
-          w.value(op_labels(*v.ring, op), seconds_from_ns(op.*oc.member));
+          counter_seconds(w, op_labels(*v.ring, op), op.*oc.member, oc.presence);
         else
-          w.value(op_labels(*v.ring, op), op.*oc.member);
+          counter_value(w, op_labels(*v.ring, op), op.*oc.member, oc.presence);
       }
     }
   }
@@ -300,7 +316,7 @@ void render_ops(Writer& w, const std::vector<RingView>& views) {
       for (const PuntReasonField& reason : kPuntReasonFields) {
         Labels l = op_labels(*ring, op);
         l.emplace_back("reason", std::string(reason.name));
-        w.value(l, op.punt_reasons.*reason.member);
+        counter_value(w, l, op.punt_reasons.*reason.member, Presence::OnceNonZero);
       }
     }
   }
@@ -325,7 +341,7 @@ void render_ops(Writer& w, const std::vector<RingView>& views) {
 
   w.begin({"uringscope_request_latency_seconds", Type::Histogram, "seconds",
            "Time from submission to the final CQE, tracked requests only. Buckets are the "
-           "kernel's log2 nanosecond buckets: le is 2^(i+1) ns."});
+           "kernel's log2 nanosecond buckets: le is 2^(i+1) ns, 256 ns to 68.7 s."});
   for (const RingView& v : views) {
     const Ring* ring = v.ring;
     for (const OpStats& op : v.ops) w.histogram(op_labels(*ring, op), op.latency);
