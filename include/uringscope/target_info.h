@@ -4,6 +4,8 @@
 // of the model than this.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -11,12 +13,20 @@ namespace uringscope {
 
 enum class TargetMode { Command, Pid, All };
 
+// The processes -f followed, listed at most: a run over a test suite follows thousands.
+inline constexpr std::size_t kListedTargetPids = 64;
+
 struct TargetInfo {
   TargetMode mode = TargetMode::All;
-  std::vector<int> pids;
+  std::vector<int> pids;       // at most kListedTargetPids followed ones after the first
+  uint64_t pids_omitted = 0;   // followed processes past that
   std::vector<std::string> command;
 
   bool operator==(const TargetInfo&) const = default;
 };
+
+// Adds the processes -f followed (the run's targets at its end, exited ones too) that are
+// not listed yet: listed up to kListedTargetPids, counted past it.
+void add_followed_pids(TargetInfo& target, const std::vector<uint32_t>& tgids);
 
 }  // namespace uringscope

@@ -60,12 +60,7 @@ Snapshot SnapshotSource::take_final(std::function<HazardInfo(const std::vector<R
 }
 
 void SnapshotSource::add_followed(const std::vector<uint32_t>& tgids) {
-  for (uint32_t tgid : tgids) {
-    if (std::find(target_.pids.begin(), target_.pids.end(), static_cast<int>(tgid)) ==
-        target_.pids.end()) {
-      target_.pids.push_back(static_cast<int>(tgid));
-    }
-  }
+  add_followed_pids(target_, tgids);
 }
 
 }  // namespace uringscope

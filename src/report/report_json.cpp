@@ -23,6 +23,7 @@ using Json = nlohmann::ordered_json;
 Json target_json(const TargetInfo& target) {
   return Json{{"mode", target_mode_name(target.mode)},
               {"pids", target.pids},
+              {"pids_omitted", target.pids_omitted},
               {"command", target.command}};
 }
 

@@ -24,7 +24,11 @@ std::string target_line(const TargetInfo& target) {
       for (const std::string& arg : target.command) line += " " + arg;
       return line;
     }
-    case TargetMode::Pid: return fmt::format("target: pid {}", fmt::join(target.pids, ","));
+    case TargetMode::Pid: {
+      std::string line = fmt::format("target: pid {}", fmt::join(target.pids, ","));
+      if (target.pids_omitted) line += fmt::format(" and {} more", target.pids_omitted);
+      return line;
+    }
     case TargetMode::All: return "target: all processes";
   }
   return "target: all processes";

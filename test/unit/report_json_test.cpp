@@ -81,6 +81,7 @@ TEST_F(ReportJson, KernelAndTarget) {
   const Json& t = j.at("target");
   EXPECT_EQ(t.at("mode"), "pid");
   EXPECT_EQ(t.at("pids"), (Json{31337, 4242}));
+  EXPECT_EQ(t.at("pids_omitted"), 0);
   EXPECT_TRUE(t.at("command").is_array());
   EXPECT_TRUE(t.at("command").empty());
 }
@@ -578,7 +579,7 @@ const std::set<std::string> kKeyPaths = {
     "tool", "schema", "tool_version", "wall_ns", "ncpus",
     "kernel", "kernel.release", "kernel.tier",
     "kernel.features", "kernel.features.*", "kernel.feature_detail", "kernel.feature_detail.*",
-    "target", "target.mode", "target.pids", "target.pids[]", "target.command",
+    "target", "target.mode", "target.pids", "target.pids[]", "target.pids_omitted", "target.command",
     "target.command[]",
     "counters",
     "counters.enter_calls", "counters.enter_submit_calls", "counters.to_submit_sum",
