@@ -15,6 +15,7 @@
  * exit_work is that ring's own exit work, so a hit can only be its teardown.
  */
 #include "tables.bpf.h"
+#include "row_retire.bpf.h"
 #include "catch.bpf.h"
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
@@ -23,25 +24,23 @@
  * arguments are only numbers here. */
 US_PROG("raw_tp/workqueue_execute_end", usc_ring_exit, __u64 work, __u64 function)
 {
-	struct us_retired retired = {};
 	__u64 ring_ctx;
 	__u32 *row;
 
 	if (ring_exit_fn && function != ring_exit_fn)
 		return 0;
 	ring_ctx = ring_of_exit_work(work);
+	/* The ctx was freed before this fired, and a new ring of a target already took its
+	 * address: this ring's row went when that one was created, and the row mapped now is
+	 * the new ring's, alive. */
+	if (!bpf_map_delete_elem(&exits_superseded, &ring_ctx))
+		return 0;
 	row = bpf_map_lookup_elem(&ring_ids, &ring_ctx);
 	if (!row)
 		return 0;
-	retired.row = *row;
-	retired.ns = bpf_ktime_get_ns();
+	row_retire(*row);
 	bpf_map_delete_elem(&ring_ids, &ring_ctx);
 	/* Per-CPU caches of this ctx's row are stale from now on. */
 	__sync_fetch_and_add(&ring_epoch, 1);
-	if (retired.row == US_RING_CATCHALL)
-		return 0;
-	/* The queue holds every row, so it cannot be full; if it were, the row would only
-	 * stay unused (its numbers are still read with the live rows). */
-	bpf_map_push_elem(&retired_rings, &retired, 0);
 	return 0;
 }

@@ -5,26 +5,27 @@
  * that drive it.
  */
 #include "tables.bpf.h"
+#include "row_retire.bpf.h"
 #include "catch.bpf.h"
 #include "boundary_sq.bpf.h"
 #include <bpf/bpf_tracing.h>
 
 /*
- * io_uring_create names a ctx that ring_ids still maps: a freed ring whose teardown end
- * the kernel skipped (a recursion miss on workqueue_execute_end, tool_stats.kernel_misses).
- * Its row is retired now, as the retire program would have, so it is folded and reused
- * like any other instead of staying alive in the report for ever.
+ * io_uring_create names a ctx that ring_ids still maps: the ring that had the address is
+ * freed, but the end of its teardown has not fired yet (the kworker was preempted
+ * between freeing the ctx and returning) or never will (a recursion miss on
+ * workqueue_execute_end, tool_stats.kernel_misses). Its row is retired now, as the
+ * retire program would have, so it is folded and reused like any other instead of
+ * staying alive in the report for ever. Returns whether there was one.
  */
-static __always_inline void retire_stale_ctx(__u64 ctx)
+static __always_inline bool retire_stale_ctx(__u64 ctx)
 {
-	struct us_retired retired = {};
 	__u32 *row = bpf_map_lookup_elem(&ring_ids, &ctx);
 
-	if (!row || *row == US_RING_CATCHALL)
-		return;
-	retired.row = *row;
-	retired.ns = bpf_ktime_get_ns();
-	bpf_map_push_elem(&retired_rings, &retired, 0);
+	if (!row)
+		return false;
+	row_retire(*row);
+	return true;
 }
 
 /*
@@ -50,7 +51,15 @@ US_PROG("tp_btf/io_uring_create", usc_create,
 		forget_reused_ctx((__u64)ring_ctx);
 		return 0;
 	}
-	retire_stale_ctx((__u64)ring_ctx);
+	/* The address is about to map the new ring: the old one's teardown end, when it
+	 * fires, must leave it alone. A missed end leaves the mark until the new ring's own
+	 * end, whose row then stays until the address is reused (bounded: an LRU map). */
+	if (retire_stale_ctx((__u64)ring_ctx)) {
+		__u64 key = (__u64)ring_ctx;
+		__u32 one = 1;
+
+		bpf_map_update_elem(&exits_superseded, &key, &one, BPF_ANY);
+	}
 	seed.ctx = (__u64)ring_ctx;
 	seed.tgid = current_tgid();
 	/* With IORING_SETUP_REGISTERED_FD_ONLY (6.5) "fd" is a registered-ring index. */

@@ -5,6 +5,7 @@
 #include "catch.bpf.h"
 
 struct us_ring_ids_map ring_ids SEC(".maps");
+struct us_exits_superseded_map exits_superseded SEC(".maps");
 struct us_ring_info_map ring_info SEC(".maps");
 struct us_ring_stats_map ring_stats SEC(".maps");
 struct us_ring_opmap_map ring_opmap SEC(".maps");

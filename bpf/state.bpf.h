@@ -26,6 +26,16 @@ struct us_ring_ids_map {
 	__type(value, __u32); /* ring row */
 };
 
+/* io_ring_ctx addresses whose teardown end must not retire the row they map: a new ring
+ * took the address (its io_uring_create) before the freed ring's teardown end fired, so
+ * the freed ring's row was retired then, and the row mapped now is the new ring's. */
+struct us_exits_superseded_map {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, US_DEFAULT_MAX_RINGS);
+	__type(key, __u64);   /* io_ring_ctx address */
+	__type(value, __u32); /* unused */
+};
+
 struct us_ring_info_map {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
@@ -219,6 +229,7 @@ struct us_name_scratch_map {
 };
 
 extern struct us_ring_ids_map ring_ids SEC(".maps");
+extern struct us_exits_superseded_map exits_superseded SEC(".maps");
 extern struct us_ring_info_map ring_info SEC(".maps");
 extern struct us_ring_stats_map ring_stats SEC(".maps");
 extern struct us_ring_opmap_map ring_opmap SEC(".maps");

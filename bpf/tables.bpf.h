@@ -29,15 +29,22 @@ static __always_inline bool req_has_flag(__u64 flags, enum us_req_flag f)
 /*
  * ring row for a ctx, or US_NO_RING. A one-entry per-CPU cache answers almost every
  * call (a thread keeps using the same ring); ring_epoch invalidates it when a ctx
- * address is reused by a new ring.
+ * address is reused by a new ring, or a ring's row is retired.
+ *
+ * A writer changes ring_ids first and bumps the epoch after, so the epoch is read here
+ * before the lookup and the entry is cached under that older value: a bump that lands
+ * between the two leaves a cache the next call refuses. Cached under the epoch read
+ * after the lookup, a retired row stayed cached until the next bump, and the events of
+ * the new ring at that address went into a row already given back.
  */
 static __always_inline __u32 ring_lookup(__u64 ctx)
 {
 	struct us_ring_cache *cache;
-	__u32 zero = 0, *row;
+	__u32 zero = 0, *row, epoch;
 
+	epoch = *(volatile __u32 *)&ring_epoch;
 	cache = bpf_map_lookup_elem(&ring_cache, &zero);
-	if (cache && cache->ctx == ctx && cache->epoch == ring_epoch)
+	if (cache && cache->ctx == ctx && cache->epoch == epoch)
 		return cache->ring;
 	row = bpf_map_lookup_elem(&ring_ids, &ctx);
 	if (!row)
@@ -45,7 +52,7 @@ static __always_inline __u32 ring_lookup(__u64 ctx)
 	if (cache) {
 		cache->ctx = ctx;
 		cache->ring = *row;
-		cache->epoch = ring_epoch;
+		cache->epoch = epoch;
 	}
 	return *row;
 }

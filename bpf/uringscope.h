@@ -164,7 +164,7 @@ struct us_ring_info {
 	__u32 source;      /* enum us_ring_source */
 	char comm[16];     /* thread-group leader's comm */
 	__u32 sq_tid;      /* SQPOLL thread, 0 when none or not seen yet */
-	__u32 pad;
+	__u32 retired;     /* set by the first path to retire the row: it is queued once */
 };
 
 /* struct us_inflight.state bits. */

@@ -225,6 +225,7 @@ void Tracer::open_configured(const KernelSupport& support, const std::set<std::s
   }
 
   set_entries(skel_->maps.ring_ids, sizes.max_rings * 4);
+  set_entries(skel_->maps.exits_superseded, sizes.max_rings);
   set_entries(skel_->maps.ring_info, sizes.max_rings);
   set_entries(skel_->maps.ring_stats, sizes.max_rings);
   set_entries(skel_->maps.ring_opmap, sizes.max_rings * US_OP_SLOTS);
