@@ -25,8 +25,9 @@ struct TargetInfo {
   bool operator==(const TargetInfo&) const = default;
 };
 
-// Adds the processes -f followed (the run's targets at its end, exited ones too) that are
-// not listed yet: listed up to kListedTargetPids, counted past it.
+// Adds the processes -f followed, once, at the end of the run: every target it had, exited
+// ones too. Those not listed yet are listed up to kListedTargetPids and counted past it; a
+// second call would count the unlisted ones again.
 void add_followed_pids(TargetInfo& target, const std::vector<uint32_t>& tgids);
 
 }  // namespace uringscope

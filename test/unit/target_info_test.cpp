@@ -21,7 +21,7 @@ TEST(TargetInfo, FollowedProcessesAreListedUpToTheBoundThenCounted) {
   EXPECT_EQ(target.pids.front(), 1000);
   EXPECT_EQ(target.pids.back(), 1000 + static_cast<int>(kListedTargetPids) - 1);
   EXPECT_EQ(target.pids_omitted, 500u - kListedTargetPids);
-  // A second look at the same processes adds nothing: listed or counted once.
+  // A process already listed is not listed or counted again.
   add_followed_pids(target, {1000, 1001});
   EXPECT_EQ(target.pids.size(), kListedTargetPids);
   EXPECT_EQ(target.pids_omitted, 500u - kListedTargetPids);
