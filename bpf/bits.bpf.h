@@ -36,6 +36,39 @@ static __always_inline __u64 hist_slot(__u64 ns)
 	return slot;
 }
 
+/* 1 when x != 0, else 0, without a compare: the asm keeps clang from folding it back
+ * into one (a compare is a branch in BPF). */
+static __always_inline __u64 nonzero_flat(__u64 x)
+{
+	__u64 neg = -x;
+
+	asm volatile("" : "+r"(neg));
+	return (x | neg) >> 63;
+}
+
+/*
+ * hist_slot() without a branch on `ns`. In a loop the verifier walks each iteration's
+ * paths apart until they meet in the same state, and log2_u64()'s compares split the
+ * value itself by range (every copy of a register is narrowed with it): five compares
+ * carry up to 40 versions of the lag through the rest of the iteration. Here only the
+ * final clamp branches, on the slot.
+ */
+static __always_inline __u64 hist_slot_flat(__u64 ns)
+{
+	__u64 v = ns, r = 0, shift;
+
+	shift = nonzero_flat(v >> 32) << 5; v >>= shift; r |= shift;
+	shift = nonzero_flat(v >> 16) << 4; v >>= shift; r |= shift;
+	shift = nonzero_flat(v >> 8) << 3; v >>= shift; r |= shift;
+	shift = nonzero_flat(v >> 4) << 2; v >>= shift; r |= shift;
+	shift = nonzero_flat(v >> 2) << 1; v >>= shift; r |= shift;
+	r |= (v >> 1) & 1;
+	asm volatile("" : "+r"(r));
+	if (r > US_HIST_SLOTS - 1)
+		r = US_HIST_SLOTS - 1;
+	return r;
+}
+
 /*
  * n more in a shared counter. serial: the caller's kernel context already keeps any
  * other writer of this slot out (opstat_serial() in tables.bpf.h), so a plain add

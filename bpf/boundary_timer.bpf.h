@@ -2,12 +2,12 @@
 /*
  * The ring's BPF timer: the looks the boundary takes when the ring itself is quiet.
  *
- *   CQ  while a CQE is watched (boundary.bpf.h): is it reaped yet?
+ *   CQ  while CQEs posted since attach wait (boundary.bpf.h): which are reaped yet?
  *   SQ  while an SQPOLL ring's poller is off-CPU (boundary_sq.bpf.h): has the program
  *       written SQEs the poller is not there to take?
  *
  * Each look is one tick apart for the first 32 ticks, then 1/US_REAP_TICK_BACKOFF of the
- * age of what it waits for (the watched CQE, the poller's switch-out), at most
+ * age of what it waits for (the oldest CQE waiting, the poller's switch-out), at most
  * US_REAP_TICK_MAX_NS: the resolution stays a small share of what is measured, and a
  * ring left quiet for minutes costs a timer run a second. The timer stops when neither
  * side needs it. A callback must be in the program that sets it, so each program that
@@ -38,27 +38,33 @@ static __always_inline __u64 sooner(__u64 a, __u64 b)
 	return b && b < a ? b : a;
 }
 
-/* Whether a look of the timer is wanted now (0: none). */
-static __always_inline bool ring_wants_ticks(const struct us_ring_info *info,
+/* Whether a look of the timer is wanted now. */
+static __always_inline bool ring_wants_ticks(struct io_ring_ctx *ctx,
+					     const struct us_ring_info *info,
 					     const struct us_ring_stats *rs,
 					     const struct us_ring_watch *w)
 {
-	return w->reap_posted_ns ||
+	return (reap_watching(w) && (__s32)(cq_tail(ctx, false) - (__u32)w->reap_next) > 0) ||
 	       ((info->setup_flags & US_SETUP_SQPOLL) && rs->counters[US_RC_SQPOLL_OUT_NS]);
 }
 
 /* One look at both sides; the wait before the next one, 0 when none is needed. */
-static __always_inline __u64 ring_tick_look(struct io_ring_ctx *ctx,
+static __always_inline __u64 ring_tick_look(struct io_ring_ctx *ctx, __u32 ring,
 					    const struct us_ring_info *info,
 					    struct us_ring_stats *rs, struct us_ring_watch *w,
 					    __u64 now)
 {
-	__u64 next = 0, watched = w->reap_posted_ns, out;
+	struct us_cq_posts *posts = cq_posts_row(ring);
+	__u64 next = 0, out;
+	__s64 oldest;
 
-	if (watched > US_WATCH_SETTING) {
+	if (posts && reap_watching(w)) {
 		__sync_fetch_and_add(&rs->counters[US_RC_REAP_TICKS], 1);
-		if (!reap_look_at(rs, w, cq_head(ctx, false), now))
-			next = tick_after(watched, now);
+		if (reap_look_at(rs, w, posts, cq_head(ctx, false), cq_tail(ctx, false), now)) {
+			/* Paced by the age of the oldest CQE still waiting. */
+			oldest = cq_post_age(posts, (__u32)w->reap_next, now);
+			next = tick_after(oldest > 0 ? now - (__u64)oldest : now, now);
+		}
 	}
 	out = rs->counters[US_RC_SQPOLL_OUT_NS];
 	if ((info->setup_flags & US_SETUP_SQPOLL) && out) {
@@ -81,7 +87,7 @@ static int ring_tick(void *map, __u32 *key, struct us_ring_timer *t)
 		t->state = US_TICK_IDLE;
 		return 0;
 	}
-	next = ring_tick_look((struct io_ring_ctx *)info->ctx, info, rs, w, bpf_ktime_get_ns());
+	next = ring_tick_look((struct io_ring_ctx *)info->ctx, ring, info, rs, w, bpf_ktime_get_ns());
 	if (next) {
 		bpf_timer_start(&t->timer, next, 0);
 		return 0;
@@ -90,7 +96,7 @@ static int ring_tick(void *map, __u32 *key, struct us_ring_timer *t)
 	 * timer. Both sides order their store before reading the state with an atomic, as
 	 * this does here, so one of the two sees the other. */
 	__sync_val_compare_and_swap(&t->state, US_TICK_RUNNING, US_TICK_IDLE);
-	if (ring_wants_ticks(info, rs, w) &&
+	if (ring_wants_ticks((struct io_ring_ctx *)info->ctx, info, rs, w) &&
 	    __sync_val_compare_and_swap(&t->state, US_TICK_IDLE, US_TICK_RUNNING) == US_TICK_IDLE)
 		bpf_timer_start(&t->timer, US_REAP_TICK_NS, 0);
 	return 0;

@@ -32,6 +32,17 @@
 #define US_REAP_TICK_BACKOFF 32
 #define US_REAP_TICK_MAX_NS 1000000000ull
 
+/* How a ring's CQ post times are kept (US_CQ_POSTS, ring_watch.bpf.h). */
+#define US_CQ_POST_SHIFT 7 /* log2(US_CQ_POSTS) */
+#define US_CQ_POST_NS_BITS 52
+#define US_CQ_POST_NS_MASK ((1ull << US_CQ_POST_NS_BITS) - 1)
+/* reap_next (ring_watch.bpf.h): the CQ index in the low 32 bits, the state above. */
+#define US_REAP_ON (1ull << 32)                      /* accounting from the index on */
+#define US_REAP_CLAIMED (1ull << 33)                 /* a CPU accounts up to the index */
+#define US_REAP_BUSY (US_REAP_CLAIMED | US_REAP_ON)
+#define US_REAP_OFF (1ull << 34)                 /* the ring is torn down */
+#define US_REAP_TEARDOWN_TRIES 512               /* reads of a claim held at teardown */
+
 /* --trace: a CPU's staged records go out at the first emit after the oldest turned this
  * old (trace.bpf.h), so a quiet CPU holds them back at most this long plus one drain. */
 #define US_TRACE_STAGE_AGE_NS 1000000ull

@@ -14,8 +14,8 @@
  *   usc_lu_batch[_ret]   io_uring_peek_batch_cqe(): the CQEs handed, the first
  *                        US_LU_BATCH_LOOK looked at
  *
- * A handed CQE that is the one the boundary watches (its CQ slot, from the cqe pointer
- * and cq.cqes) gives that CQE's reap lag exactly: post to the program holding it.
+ * A handed CQE whose post time the boundary kept (its CQ slot, from the cqe pointer and
+ * cq.cqes, and the head) gives that CQE's reap lag exactly: post to the program holding it.
  * The ring is struct io_uring's ring_fd, resolved through the thread's fd table like an
  * io_uring_enter() argument. Entry and return pair up by thread; a call that nests
  * another of these (io_uring_wait_cqe_timeout() calls io_uring_wait_cqes()) is counted
@@ -80,38 +80,44 @@ static __always_inline struct us_ring_stats *lu_take(struct us_lu_call *call)
 	return ring_stats_row(call->ring);
 }
 
-/* The program holds the CQE at `cqe` now: the watched one's exact reap lag. */
+/* The program holds the CQE at `cqe` now: its exact reap lag, from the post time the
+ * boundary kept for its CQ index. */
 static __always_inline void lu_handed(const struct us_lu_call *call, struct us_ring_stats *rs,
 				      __u64 cqe, __u64 now)
 {
 	struct us_ring_watch *w = ring_watch_row(call->ring);
+	struct us_cq_posts *posts = cq_posts_row(call->ring);
 	struct us_ring_info *info;
-	__u64 posted, cqes, lag;
-	__u32 flags, slot;
+	__u64 cqes, next;
+	__u32 flags, slot, head, pos;
+	__s64 lag;
 
 	__sync_fetch_and_add(&rs->counters[US_RC_LU_CQES_HANDED], 1);
-	if (!boundary_on || !w)
-		return;
-	posted = w->reap_posted_ns;
-	if (posted <= US_WATCH_SETTING || w->lu_timed_post == posted)
+	if (!boundary_on || !w || !posts || !reap_watching(w))
 		return;
 	if (bpf_probe_read_user(&cqes, sizeof(cqes), (void *)(call->uring + US_LU_CQ_CQES_OFF)) ||
 	    bpf_probe_read_user(&flags, sizeof(flags), (void *)(call->uring + US_LU_FLAGS_OFF)))
 		return;
 	info = ring_info_row(call->ring);
-	if (!info || !info->cq_entries || cqe < cqes)
+	if (!info || !info->ctx || !info->cq_entries || cqe < cqes)
 		return;
 	slot = (__u32)((cqe - cqes) >> ((flags & US_SETUP_CQE32) ? 5 : 4));
-	if (slot != ((__u32)w->reap_pos & (info->cq_entries - 1)))
+	/* A CQE handed over is not reaped yet: its index is the first at or past the head
+	 * that lands in its slot. */
+	head = cq_head((struct io_ring_ctx *)info->ctx, false);
+	pos = head + ((slot - head) & (info->cq_entries - 1));
+	/* Once per CQE: a program may be handed the same CQE again before it marks it seen. */
+	next = w->lu_next;
+	if (next && (__s32)(pos - (__u32)next) < 0)
 		return;
-	/* Once per watched CQE: a program may be handed the same CQE again before it marks
-	 * it seen. */
-	w->lu_timed_post = posted;
-	lag = now - posted;
-	__sync_fetch_and_add(&rs->lu_reap_hist[hist_slot(lag)], 1);
+	lag = cq_post_age(posts, pos, now);
+	if (lag < 0)
+		return;
+	w->lu_next = US_REAP_ON | (pos + 1);
+	__sync_fetch_and_add(&rs->lu_reap_hist[hist_slot((__u64)lag)], 1);
 	__sync_fetch_and_add(&rs->counters[US_RC_LU_REAPS], 1);
-	__sync_fetch_and_add(&rs->counters[US_RC_LU_REAP_SUM_NS], lag);
-	counter_max(&rs->counters[US_RC_LU_REAP_MAX_NS], lag);
+	__sync_fetch_and_add(&rs->counters[US_RC_LU_REAP_SUM_NS], (__u64)lag);
+	counter_max(&rs->counters[US_RC_LU_REAP_MAX_NS], (__u64)lag);
 }
 
 SEC("uprobe")

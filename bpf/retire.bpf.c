@@ -15,6 +15,7 @@
  * exit_work is that ring's own exit work, so a hit can only be its teardown.
  */
 #include "tables.bpf.h"
+#include "boundary.bpf.h"
 #include "row_retire.bpf.h"
 #include "catch.bpf.h"
 #include <bpf/bpf_tracing.h>
@@ -42,5 +43,29 @@ US_PROG("raw_tp/workqueue_execute_end", usc_ring_exit, __u64 work, __u64 functio
 	bpf_map_delete_elem(&ring_ids, &ring_ctx);
 	/* Per-CPU caches of this ctx's row are stale from now on. */
 	__sync_fetch_and_add(&ring_epoch, 1);
+	return 0;
+}
+
+/*
+ * The start of the same teardown: the ring's program has closed it (or exited) and the
+ * ctx and its CQ ring are still whole, so the CQEs it never reaped are counted here
+ * (boundary.bpf.h). Loaded with usc_ring_exit when the boundary is on.
+ */
+SEC("raw_tp/workqueue_execute_start")
+int BPF_PROG(usc_ring_teardown, struct work_struct *work)
+{
+	__u64 ring_ctx, function = 0;
+	__u32 *row;
+
+	if (ring_exit_fn) {
+		if (bpf_probe_read_kernel(&function, sizeof(function), &work->func) ||
+		    function != ring_exit_fn)
+			return 0;
+	}
+	ring_ctx = ring_of_exit_work((__u64)work);
+	row = bpf_map_lookup_elem(&ring_ids, &ring_ctx);
+	if (!row || *row == US_RING_CATCHALL)
+		return 0;
+	reap_teardown((struct io_ring_ctx *)ring_ctx, *row, bpf_ktime_get_ns());
 	return 0;
 }

@@ -7,16 +7,19 @@
 #define URINGSCOPE_RING_WATCH_BPF_H
 
 /*
- * A ring's boundary state that only BPF reads (boundary*.bpf.h), one per ring row: the
- * one CQE and the one SQE being watched, and the last look at the SQ ring. ring_add()
- * clears it for each new ring. No timer here: a map with one is out of reach of the
- * syscall tracepoint and the uprobes, which read the watch too.
+ * A ring's boundary state that only BPF reads (boundary*.bpf.h), one per ring row: where
+ * the accounting of reaped CQEs stands, the last look at the CQ head, the one SQE being
+ * watched, and the last look at the SQ ring. ring_add() clears it for each new ring. No
+ * timer here: a map with one is out of reach of the syscall tracepoint and the uprobes,
+ * which read the watch too.
  */
 struct us_ring_watch {
-	__u64 reap_posted_ns; /* ktime the watched CQE was posted, 0: none (US_WATCH_SETTING) */
-	__u64 reap_pos;       /* its CQ index */
-	__u64 reap_seen_ns;   /* last ktime it was seen still unreaped */
-	__u64 lu_timed_post;  /* reap_posted_ns of the last CQE liburing's uprobes timed */
+	__u64 reap_next;      /* US_REAP_ON | the first CQ index not accounted yet, with
+			       * US_REAP_BUSY while a CPU accounts up to it; 0: none posted
+			       * since attach; US_REAP_OFF: the ring is torn down */
+	__u64 reap_look_ns;   /* ktime of the last look that found CQEs unreaped */
+	__u64 reap_look_head; /* ... the head it saw */
+	__u64 lu_next;        /* US_REAP_ON | the first CQ index liburing's uprobes have not timed */
 	__u64 sq_seen_ns;     /* ktime the watched SQE was first seen, 0: none (US_WATCH_SETTING) */
 	__u64 sq_pos;         /* its SQ index */
 	__u64 sq_res_ns;      /* since the last look that did not see it: its resolution */
@@ -29,6 +32,23 @@ struct us_ring_watch_map {
 	__uint(max_entries, US_DEFAULT_MAX_RINGS);
 	__type(key, __u32);
 	__type(value, struct us_ring_watch);
+};
+
+/*
+ * The post times of a ring's last US_CQ_POSTS CQEs, one slot per CQ index modulo that:
+ * (index / US_CQ_POSTS) in the top US_CQ_POST_GEN_BITS bits, so that a slot a later CQE
+ * took over is not read as the older one's, and the post time modulo 2^52 ns (52 days:
+ * no CQE waits that long) below.
+ */
+struct us_cq_posts {
+	__u64 slot[US_CQ_POSTS];
+};
+
+struct us_cq_posts_map {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, US_DEFAULT_MAX_RINGS);
+	__type(key, __u32);
+	__type(value, struct us_cq_posts);
 };
 
 /* The timer that looks at a quiet ring's watch (boundary_timer.bpf.h), one per ring row. */

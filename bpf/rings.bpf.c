@@ -154,8 +154,8 @@ static __always_inline int count_enter(__u32 fd, __u64 to_submit, __u32 flags)
 		return 0;
 	/* Before waiting for more: the CQEs it reaped since its last call are reaped now. */
 	w = boundary_on ? ring_watch_row(ring) : NULL;
-	if (w && w->reap_posted_ns)
-		reap_look(ctx, rs, w);
+	if (w)
+		reap_look(ctx, ring, rs, w);
 	__sync_fetch_and_add(&rs->counters[US_RC_ENTER_CALLS], 1);
 	/* The SQPOLL thread had gone to sleep and the program had to wake it. */
 	if (flags & US_ENTER_SQ_WAKEUP) {

@@ -27,6 +27,7 @@ struct us_trace_stage_map trace_stage SEC(".maps");
 struct us_check_rb_map check_rb SEC(".maps");
 struct us_ring_watch_map ring_watch SEC(".maps");
 struct us_ring_timers_map ring_timers SEC(".maps");
+struct us_cq_posts_map cq_posts SEC(".maps");
 struct us_file_stats_map file_stats SEC(".maps");
 struct us_file_names_map file_names SEC(".maps");
 struct us_req_files_map req_files SEC(".maps");

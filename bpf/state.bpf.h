@@ -250,6 +250,7 @@ extern struct us_trace_stage_map trace_stage SEC(".maps");
 extern struct us_check_rb_map check_rb SEC(".maps");
 extern struct us_ring_watch_map ring_watch SEC(".maps");
 extern struct us_ring_timers_map ring_timers SEC(".maps");
+extern struct us_cq_posts_map cq_posts SEC(".maps");
 extern struct us_file_stats_map file_stats SEC(".maps");
 extern struct us_file_names_map file_names SEC(".maps");
 extern struct us_req_files_map req_files SEC(".maps");

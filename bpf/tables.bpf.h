@@ -91,13 +91,17 @@ struct us_ring_seed {
 static __always_inline void ring_watch_clear(__u32 row)
 {
 	struct us_ring_watch *w = bpf_map_lookup_elem(&ring_watch, &row);
+	struct us_cq_posts *posts = bpf_map_lookup_elem(&cq_posts, &row);
 
+	/* A CQE from the overflow list has no slot: it must not find the last ring's. */
+	if (posts)
+		__builtin_memset(posts, 0, sizeof(*posts));
 	if (!w)
 		return;
-	w->reap_posted_ns = 0;
-	w->reap_pos = 0;
-	w->reap_seen_ns = 0;
-	w->lu_timed_post = 0;
+	w->reap_next = 0;
+	w->reap_look_ns = 0;
+	w->reap_look_head = 0;
+	w->lu_next = 0;
 	w->sq_seen_ns = 0;
 	w->sq_pos = 0;
 	w->sq_res_ns = 0;

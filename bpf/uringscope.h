@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: (GPL-2.0-only OR BSD-3-Clause) */
 /*
- * The ABI between uringscope's BPF programs and its userspace: the layouts of what
- * userspace reads or writes (map values, records, .bss and .rodata), their indices and
- * flags, and the defaults of the sizes it sets. Nothing else crosses; what the programs
- * keep to themselves is in bpf/state.bpf.h and bpf/constants.bpf.h. Plain __u32/__u64,
- * no includes: BPF gets the types from vmlinux.h, userspace from <linux/types.h>
- * (include/uringscope/abi.h, which also static_asserts the layouts).
+ * The ABI between uringscope's BPF programs and its userspace: the layouts of what userspace
+ * reads or writes (map values, records, .bss and .rodata), their indices and flags, and the
+ * defaults of the sizes it sets. Nothing else crosses; what the programs keep to themselves
+ * is in bpf/state.bpf.h and bpf/constants.bpf.h. Plain __u32/__u64, no includes: BPF gets
+ * the types from vmlinux.h, userspace from <linux/types.h> (include/uringscope/abi.h).
  */
 #ifndef URINGSCOPE_ABI_H
 #define URINGSCOPE_ABI_H
@@ -30,8 +29,7 @@
 #define US_RING_CATCHALL 0
 #define US_OPSTAT_CATCHALL 0
 
-/* A ring whose teardown ended, queued for userspace to copy its numbers out, clear its
- * rows and push them onto the free queues the row allocators take from first. */
+/* A ring whose teardown ended, queued for userspace to copy out, clear and give back. */
 struct us_retired {
 	__u32 row;
 	__u32 pad;
@@ -59,14 +57,17 @@ enum us_ring_counter {
 	US_RC_SQPOLL_OUT_NS,      /* ktime of its current switch-out, 0 while on CPU */
 	US_RC_SQPOLL_SLEEPS,      /* voluntary switch-outs (idle sleeps) of that thread */
 	US_RC_SQPOLL_PREEMPTS,    /* involuntary ones */
-	/* One CQE at a time is watched until the CQ head passes it (boundary.bpf.h): */
-	US_RC_REAPS,              /* watched CQEs seen reaped */
+	/* Every CQE from its post until the CQ head is seen past it (boundary.bpf.h): */
+	US_RC_REAPS,              /* CQEs seen reaped, their post time known */
 	US_RC_REAP_LAG_SUM_NS,    /* ... sum of post -> first sight of the head past it */
 	US_RC_REAP_LAG_MAX_NS,
 	US_RC_REAP_GAP_SUM_NS,    /* ... sum of last-unreaped -> reaped sighting gaps (resolution) */
 	US_RC_REAP_GAP_MAX_NS,
 	US_RC_REAP_LO_MAX_NS,     /* the largest lower bound (lag - gap) */
-	US_RC_REAP_TICKS,         /* timer looks at a quiet ring's watched CQE */
+	US_RC_REAP_TICKS,         /* timer looks at a quiet ring's waiting CQEs */
+	US_RC_REAP_UNTIMED,       /* CQEs seen reaped whose post time was not kept */
+	US_RC_REAP_NEVER,         /* CQEs still unreaped when their ring was torn down */
+	US_RC_REAP_NEVER_MAX_NS,  /* ... the oldest one's age then */
 	US_RC_AUX_BY_REQ,         /* pointer-less CQEs matched by io_req_post_cqe's request */
 	/* SQPOLL rings, one SQE at a time from first sighting to taken (boundary_sq.bpf.h): */
 	US_RC_SQ_WAITS,           /* watched SQEs seen taken */
@@ -81,7 +82,7 @@ enum us_ring_counter {
 	US_RC_LU_SUBMIT_SQES,     /* ... the SQEs they returned as submitted */
 	US_RC_LU_SUBMIT_MAX,      /* ... the most in one call */
 	US_RC_LU_CQES_HANDED,     /* CQEs handed to the program by its waiting/batch calls */
-	US_RC_LU_REAPS,           /* ... of which the CQE the boundary watched: exact reap lag */
+	US_RC_LU_REAPS,           /* ... of which the boundary kept the post time: exact reap lag */
 	US_RC_LU_REAP_SUM_NS,
 	US_RC_LU_REAP_MAX_NS,
 	/* The CQ ring's indices (boundary.bpf.h), sampled at each CQE posted. */
@@ -100,19 +101,19 @@ enum us_cqe_order {
 };
 
 #define US_REAP_TICK_NS 1000000ull /* the boundary timer's first tick: its resolution */
+#define US_CQ_POSTS 128u /* CQEs of a ring whose post times are kept (boundary.bpf.h) */
 
 /* Rows of this and us_opstat are whole cache lines (in page-aligned tables). */
 struct us_ring_stats {
 	__u64 counters[US_RC__COUNT];
-	__u64 reap_hist[US_HIST_SLOTS]; /* reap lag of the watched CQEs, log2 ns slots */
+	__u64 reap_hist[US_HIST_SLOTS]; /* reap lag of the CQEs, log2 ns slots */
 	__u64 sq_wait_hist[US_HIST_SLOTS]; /* SQ wait of the watched SQEs, log2 ns slots */
-	__u64 lu_reap_hist[US_HIST_SLOTS]; /* watched CQEs' post -> handed over by liburing */
+	__u64 lu_reap_hist[US_HIST_SLOTS]; /* CQEs' post -> handed over by liburing */
 	__u64 reap_lo_hist[US_HIST_SLOTS]; /* lower bounds: post -> last seen unreaped */
 } __attribute__((aligned(64)));
 
-/* Per (ring, opcode) counters: those written at submit and issue, then from byte 128
- * those written where CQEs are posted, often another CPU; one line would move between
- * the two CPUs twice per request. */
+/* Per (ring, opcode) counters: those written at submit and issue, then from byte 128 those
+ * written where CQEs are posted, often another CPU (one line would move twice a request). */
 enum us_op_counter {
 	US_OC_SUBMITTED,      /* submit events */
 	US_OC_FAILED,         /* io_uring_req_failed: rejected before issue (bad SQE) */
@@ -295,9 +296,8 @@ struct us_trace_batch {
 
 #define US_TRACE_FLUSH_BUSY 1 /* usc_trace_flush: the stage was being written, try again */
 
-/* --check: the memory each request targets, when it stops, and what the program does
- * to memory and registered buffers meanwhile, through check_rb to src/check/ (drops:
- * US_TOOL_CHECK_DROPS). */
+/* --check: the memory each request targets, when it stops, and what the program does to
+ * memory and registered buffers meanwhile, via check_rb (drops: US_TOOL_CHECK_DROPS). */
 enum us_check_kind {
 	US_CK_RANGE = 1,  /* a request targets [addr, addr + len) (one record per iovec) */
 	US_CK_END = 2,    /* the request posted its final CQE (or was cancelled): done */

@@ -48,6 +48,7 @@ EMPTY("fentry/__x64_sys_io_uring_enter", usc_enter_fentry)
 EMPTY("tp/syscalls/sys_enter_io_uring_enter", usc_enter)
 /* retire.bpf.c */
 EMPTY_PAIR("raw_tp/workqueue_execute_end", usc_ring_exit)
+EMPTY("raw_tp/workqueue_execute_start", usc_ring_teardown)
 /* submit.bpf.c */
 TIMED_PAIR("tp_btf/io_uring_submit_req", usc_sub_req)
 TIMED_PAIR("tp_btf/io_uring_submit_sqe", usc_sub_sqe)

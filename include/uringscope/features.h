@@ -107,8 +107,9 @@ inline constexpr std::array<FeatureSpec, kFeatureCount> kFeatures{{
      FeatureNeed::Follow},
     {FeatureId::RingExit, "ring_exit", false,
      "rows of destroyed rings are not reused: a run that sees more rings than the table "
-     "holds counts the rest in the catch-all ring",
-     {"usc_ring_exit"}},
+     "holds counts the rest in the catch-all ring, and the CQEs a destroyed ring's program "
+     "never reaped are not counted",
+     {"usc_ring_exit", "usc_ring_teardown"}},
     {FeatureId::AuxReq, "aux_req", false,
      "CQEs posted without a request pointer (multishot CQEs) are matched by (ring, "
      "user_data) alone: those of two live requests sharing a user_data are attributed to "

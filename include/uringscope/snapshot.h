@@ -233,17 +233,22 @@ enum class RingSource { Create, FdTable, Submit, CatchAll };
 enum class FoldScope : uint8_t { Ring, Process, Command, All };
 
 // The end-to-end boundary from the rings' own indices (bpf/boundary.bpf.h): how many
-// CQEs wait for the program, how long the ones watched waited to be reaped, and on SQPOLL
+// CQEs wait for the program, how long each waited to be reaped (or never was), and on SQPOLL
 // rings how long SQEs waited for the poller.
 struct RingBoundary {
   uint64_t cq_depth_samples = 0;  // CQEs posted while watched
   uint64_t cq_depth_sum = 0;      // ... sum of the CQEs ready and unreaped, each included
   uint64_t cq_depth_max = 0;
-  Histogram reap_lag;             // post -> first sight of the head past it (upper bounds)
+  Histogram reap_lag;             // every CQE's post -> first sight of the head past it
+                                  // (upper bounds)
   Histogram reap_lag_min;         // post -> last sight of it unreaped (lower bounds)
   uint64_t reap_gap_sum_ns = 0;   // how much earlier each reap could have been: the
   uint64_t reap_gap_max_ns = 0;   // observation's resolution, per reap
-  uint64_t timer_looks = 0;       // BPF timer looks at a watched CQE on a quiet ring
+  uint64_t timer_looks = 0;       // BPF timer looks at a quiet ring's waiting CQEs
+  uint64_t reap_untimed = 0;      // CQEs seen reaped without a post time (their slot was
+                                  // taken by a later CQE, or they came through overflow)
+  uint64_t reap_never = 0;        // CQEs still unreaped when the ring was torn down
+  uint64_t reap_never_max_ns = 0; // ... the oldest one's age then
   // SQPOLL rings (bpf/boundary_sq.bpf.h): SQEs watched from their first sighting in the SQ
   // ring until the poller took them. Lower bounds: each SQE was written at most its
   // resolution earlier. The SQEs taken before any look saw them waiting are in it as 0.
@@ -253,8 +258,8 @@ struct RingBoundary {
   uint64_t sq_res_max_ns = 0;
   uint64_t sq_timer_looks = 0;    // BPF timer looks at the SQ while the poller was off-CPU
   // liburing's exported calls (bpf/liburing.bpf.c), when uprobes attached: submit
-  // batching as the program asked for it, and the watched CQEs' exact reap lag (post to
-  // the program being handed the CQE by a waiting or batch call).
+  // batching as the program asked for it, and the exact reap lag of the CQEs a waiting or
+  // batch call handed over (post to the program being handed the CQE).
   uint64_t lu_submit_calls = 0;
   uint64_t lu_submit_sqes = 0;
   uint64_t lu_submit_max = 0;

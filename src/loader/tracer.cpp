@@ -42,6 +42,10 @@ constexpr const char* kAuxFentry = "usc_aux_req";
 constexpr const char* kEnterTracepoint = "usc_enter";
 // Not a tracepoint's: run on each CPU by drain_trace(), loaded with --trace.
 constexpr const char* kTraceFlush = "usc_trace_flush";
+// The teardown's end gives a ring's row back; its start counts the CQEs the ring's
+// program never reaped, from the boundary's state.
+constexpr const char* kRingExit = "usc_ring_exit";
+constexpr const char* kRingTeardown = "usc_ring_teardown";
 
 bool wants(const KernelSupport& support, const std::string& program) {
   return std::find(support.programs.begin(), support.programs.end(), program) !=
@@ -190,8 +194,9 @@ Tracer::~Tracer() {
   }
 }
 
-// The probe's programs, and with catchers on, each one's catcher where it has one
-// (US_PROG in bpf/catch.bpf.h) and the verifier did not refuse it.
+// The probe's programs (the ring teardown's start beside its end when the boundary is
+// on), and with catchers on, each one's catcher where it has one (US_PROG in
+// bpf/catch.bpf.h) and the verifier did not refuse it.
 std::vector<std::string> Tracer::programs_to_load(const KernelSupport& support,
                                                   const std::set<std::string>& left_out) const {
   std::vector<std::string> chosen;
@@ -200,6 +205,7 @@ std::vector<std::string> Tracer::programs_to_load(const KernelSupport& support,
       throw Error(fmt::format("no BPF program named {} in uringscope", name));
     }
     chosen.push_back(name);
+    if (name == kRingExit && config_.boundary) chosen.emplace_back(kRingTeardown);
     std::string catcher = name + std::string(kCatcherSuffix);
     if (support.catchers && !left_out.count(name) && !left_out.count(catcher) &&
         bpf_object__find_program_by_name(skel_->obj, catcher.c_str()) != nullptr)
@@ -239,6 +245,7 @@ void Tracer::open_configured(const KernelSupport& support, const std::set<std::s
   set_entries(skel_->maps.targets, (config_.pid_max + 63) / 64);
   set_entries(skel_->maps.ring_watch, sizes.max_rings);
   set_entries(skel_->maps.ring_timers, sizes.max_rings);
+  set_entries(skel_->maps.cq_posts, sizes.max_rings);
   // Hash maps are preallocated: without --files they keep one row, not megabytes.
   set_entries(skel_->maps.file_stats, config_.files ? sizes.file_rows : 1);
   set_entries(skel_->maps.file_names, config_.files ? sizes.file_names : 1);

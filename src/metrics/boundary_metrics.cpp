@@ -19,7 +19,7 @@ void render_boundary_metrics(exposition::Writer& w, const BoundarySeries& rings)
            "Most CQEs seen ready and not yet reaped at once, so far."});
   for (const auto& [labels, b, sqpoll] : rings) w.value(labels, b->cq_depth_max);
   w.begin({"uringscope_cq_reap_lag_seconds", Type::Histogram, "seconds",
-           "Time from a watched CQE being posted to the program's CQ head being seen past "
+           "Time from each CQE being posted to the program's CQ head being seen past "
            "it (an upper bound; docs/report.md gives the resolution). Buckets are log2 "
            "nanoseconds: le is 2^(i+1) ns, 256 ns to 68.7 s."});
   for (const auto& [labels, b, sqpoll] : rings) w.histogram(labels, b->reap_lag);

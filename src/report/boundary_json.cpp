@@ -26,6 +26,8 @@ Json ring_boundary_json(const Ring& ring) {
   reap["resolution_avg_ns"] = b.reap_gap_mean_ns();
   reap["resolution_max_ns"] = b.reap_gap_max_ns;
   reap["timer_looks"] = b.timer_looks;
+  reap["untimed"] = b.reap_untimed;
+  reap["never_reaped"] = Json{{"cqes", b.reap_never}, {"oldest_ns", b.reap_never_max_ns}};
   // What each lag certainly was: post to the last look that still saw the CQE unreaped.
   Json at_least = Json::object();
   add_histogram_fields(at_least, b.reap_lag_min);
@@ -83,6 +85,7 @@ Json end_to_end_json(const Snapshot& snap, const std::vector<const Ring*>* writt
   return Json{{"available", true},
               {"source", "ring_index"},
               {"tick_ns", US_REAP_TICK_NS},
+              {"post_times_kept", US_CQ_POSTS},
               {"uprobes", std::move(uprobes)},
               {"rings", std::move(rings)}};
 }

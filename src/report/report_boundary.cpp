@@ -9,6 +9,7 @@
 
 #include "report/report.h"
 #include "report/text_layout.h"
+#include "uringscope/abi.h"
 #include "uringscope/findings.h"
 #include "util/format.h"
 
@@ -38,15 +39,24 @@ std::string sq_wait_resolution(const RingBoundary& b) {
 }
 
 // What the uprobes saw: submit batching as the program asked for it, and the exact reap
-// lag of the watched CQEs that a waiting or batch call handed over.
+// lag of the CQEs that a waiting or batch call handed over.
 std::string liburing_row(const RingBoundary& b) {
   std::string out = fmt::format("{} io_uring_submit*() calls, {} SQEs per call (max {}); {} CQEs handed over by waiting calls",
                                 format_count(b.lu_submit_calls), format_fixed(b.lu_sqes_per_submit(), 1),
                                 format_count(b.lu_submit_max), format_count(b.lu_cqes_handed));
   const Histogram& lag = b.lu_reap_lag;
   if (lag.count())
-    out += fmt::format(", exact reap lag {} ({} watched CQEs)", percentiles(lag), format_count(lag.count()));
+    out += fmt::format(", exact reap lag {} ({} CQEs timed)", percentiles(lag), format_count(lag.count()));
   return out;
+}
+
+// Reaps the lag leaves out, and why: a reap that passed more CQEs than the ring keeps
+// post times for, or CQEs that came through the overflow list.
+std::string untimed_note(const RingBoundary& b) {
+  if (!b.reap_untimed) return "";
+  return fmt::format("; {} more reaped without a post time: more than {} waited at once, or "
+                     "they overflowed",
+                     format_count(b.reap_untimed), US_CQ_POSTS);
 }
 
 }  // namespace
@@ -90,15 +100,23 @@ void render_boundary(std::ostream& out, const Ring& ring, const std::vector<Find
                                          format_count(b.cq_depth_max),
                                          format_count(b.cq_depth_samples))});
   const Histogram& lag = b.reap_lag;
+  const std::string marker = marker_if(finding_concerns(findings, {kTagReapLag}, ring.id, std::nullopt));
   if (lag.count() > 0) {
     table.add_row(
         {"reap lag",
-         fmt::format("{} ({} CQEs watched; each reap seen within {} on average, {} at most; "
-                     "at least p99 {})",
+         fmt::format("{} ({} CQEs reaped; each reap seen within {} on average, {} at most; "
+                     "at least p99 {}{})",
                      percentiles(lag), format_count(lag.count()),
                      format_duration(b.reap_gap_mean_ns()), format_duration(b.reap_gap_max_ns),
-                     format_duration(b.reap_lag_min.quantile_ns(0.99)))},
-        marker_if(finding_concerns(findings, {kTagReapLag}, ring.id, std::nullopt)));
+                     format_duration(b.reap_lag_min.quantile_ns(0.99)), untimed_note(b))},
+        marker);
+  }
+  if (b.reap_never > 0) {
+    table.add_row({"never reaped",
+                   fmt::format("{} CQEs still in the CQ ring when it was torn down, the oldest "
+                               "posted {} before",
+                               format_count(b.reap_never), format_duration(b.reap_never_max_ns))},
+                  marker);
   }
   table.write(out);
 }

@@ -159,7 +159,7 @@ constexpr std::array<Threshold, kThresholdCount> kThresholds = {{
      "The set must never fall more than a tenth below its largest size so far: a set that "
      "drains back is served, only slowly, which latency shows, not a leak. A tenth leaves "
      "room for the few requests of a leaking program that do complete."},
-    {ThresholdId::ReapLagP99, kTagReapLag, "reap_lag_p99", 20.0, "ms",
+    {ThresholdId::ReapLag, kTagReapLag, "reap_lag", 20.0, "ms",
      "A CQE the program has not reaped is a request the kernel finished and the program "
      "still waits for: the lag adds to that request's latency as the program sees it. An "
      "event loop that reaps every iteration shows microseconds to a few milliseconds: "
@@ -168,9 +168,20 @@ constexpr std::array<Threshold, kThresholdCount> kThresholds = {{
      "(the scheduler's latency target is 6-24 ms by CPU count, and a runnable loop is "
      "seldom made to wait all of it), and twenty times the 1 ms tick at which a quiet "
      "ring is looked at: past it, the loop itself left its completions waiting."},
-    {ThresholdId::ReapLagMinWatched, kTagReapLag, "reap_lag_min_watched", 20.0, "CQEs",
-     "CQEs watched on the ring before its p99 means anything: below 20 the p99 is the one "
-     "or two slowest reaps, which a single stall (a page fault, a preemption) makes."},
+    {ThresholdId::ReapLagWarnSharePct, kTagReapLag, "reap_lag_warn_share_pct", 1.0, "%",
+     "REAP-LAG is INFO for any CQE that certainly waited past reap_lag, and WARN when they "
+     "are a pattern: at least 1 % of the ring's CQEs, which puts the p99 itself past the "
+     "threshold. A share, so that a short run with 40 CQEs is judged as a long one with "
+     "40,000; the floor below keeps a single stall out of it."},
+    {ThresholdId::ReapLagWarnMin, kTagReapLag, "reap_lag_warn_min", 3.0, "CQEs",
+     "The floor under that share: one or two late reaps in a small run are a share of "
+     "several percent, and one stall (a page fault, a preemption, a debugger) makes them. "
+     "Three is the fewest that one stall does not explain."},
+    {ThresholdId::ReapLagWarnFactor, kTagReapLag, "reap_lag_warn_factor", 10.0, "x",
+     "One CQE that certainly waited ten times reap_lag (200 ms) is WARN alone, however few "
+     "CQEs the ring had: a fifth of a second is a stall a user sees, which no scheduling "
+     "delay explains. That includes a CQE never reaped, by its age when the ring was torn "
+     "down."},
     {ThresholdId::SqWaitP99, kTagSqWait, "sq_wait_p99", 10.0, "ms",
      "An awake SQPOLL thread takes an SQE within microseconds of the tail moving, and one "
      "woken with IORING_ENTER_SQ_WAKEUP within the wakeup's scheduling latency (tens of "
@@ -179,7 +190,8 @@ constexpr std::array<Threshold, kThresholdCount> kThresholds = {{
      "its CPU. Ten times the 1 ms tick at which a sleeping poller's SQ is looked at, so "
      "the tick's resolution cannot make it."},
     {ThresholdId::SqWaitMinWatched, kTagSqWait, "sq_wait_min_watched", 20.0, "SQEs",
-     "SQEs watched on the ring before its p99 means anything, as for reap_lag_min_watched."},
+     "SQEs watched on the ring before its p99 means anything: below 20 the p99 is the one "
+     "or two slowest SQEs, which a single stall (a preemption of the poller) makes."},
     {ThresholdId::GroupMinRings, kEveryTag, "group_min_rings", 4.0, "rings",
      "A finding with the same tag, op and fix on this many rings becomes one finding that "
      "names them all: a test suite or a server with a ring per worker repeats one cause "

@@ -39,14 +39,17 @@ enum class ThresholdId : uint8_t {
   LeakGrowthMinSharePct,
   LeakGrowthMinRisingPct,
   LeakGrowthMaxDipPct,
-  ReapLagP99,
-  ReapLagMinWatched,
+  ReapLag,
+  ReapLagWarnSharePct,
+  ReapLagWarnMin,
+  ReapLagWarnFactor,
   SqWaitP99,
   SqWaitMinWatched,
   GroupMinRings,
   GroupShown,
+  Count_,
 };
-inline constexpr std::size_t kThresholdCount = 32;
+inline constexpr std::size_t kThresholdCount = static_cast<std::size_t>(ThresholdId::Count_);
 
 // The `tag` of the entries that apply to every finding (how findings are grouped).
 inline constexpr std::string_view kEveryTag = "(every)";

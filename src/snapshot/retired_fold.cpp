@@ -22,6 +22,7 @@ Merge merge_of(us_ring_counter counter) {
     case US_RC_REAP_LAG_MAX_NS:
     case US_RC_REAP_GAP_MAX_NS:
     case US_RC_REAP_LO_MAX_NS:
+    case US_RC_REAP_NEVER_MAX_NS:
     case US_RC_SQ_WAIT_MAX_NS:
     case US_RC_SQ_RES_MAX_NS:
     case US_RC_LU_SUBMIT_MAX:
@@ -49,6 +50,8 @@ Merge merge_of(us_ring_counter counter) {
     case US_RC_REAP_LAG_SUM_NS:
     case US_RC_REAP_GAP_SUM_NS:
     case US_RC_REAP_TICKS:
+    case US_RC_REAP_UNTIMED:
+    case US_RC_REAP_NEVER:
     case US_RC_AUX_BY_REQ:
     case US_RC_SQ_WAITS:
     case US_RC_SQ_WAIT_SUM_NS:

@@ -103,6 +103,9 @@ void derive_boundary(RingBoundary& b, const us_ring_stats& stats) {
   b.reap_gap_sum_ns = r[US_RC_REAP_GAP_SUM_NS];
   b.reap_gap_max_ns = r[US_RC_REAP_GAP_MAX_NS];
   b.timer_looks = r[US_RC_REAP_TICKS];
+  b.reap_untimed = r[US_RC_REAP_UNTIMED];
+  b.reap_never = r[US_RC_REAP_NEVER];
+  b.reap_never_max_ns = r[US_RC_REAP_NEVER_MAX_NS];
   b.sq_wait = histogram_of(stats.sq_wait_hist, r[US_RC_SQ_WAIT_SUM_NS], r[US_RC_SQ_WAIT_MAX_NS]);
   b.sq_taken_unseen = r[US_RC_SQ_TAKEN_UNSEEN];
   b.sq_wait.buckets[0] += b.sq_taken_unseen;  // waits of 0 as far as the looks could tell

@@ -70,9 +70,13 @@ static const struct scenario scenarios[] = {
     {"ring-churn", 50, "none", 0, 0, NULL, scenario_ring_churn, 0, NULL},
     {"reap-lag", 30, "REAP-LAG", 0, 0, NULL, scenario_reap_lag, 0, NULL},
     {"reap-lag-raw", 30, "REAP-LAG", 0, 0, NULL, scenario_reap_lag_raw, 0, NULL},
-    // COUNT is the hold in ms here; one CQE, too few for REAP-LAG's minimum.
-    {"reap-hold", 2000, "none", 0, 0, NULL, scenario_reap_hold, 0, NULL},
+    // COUNT is the hold in ms here: one CQE held that long, REAP-LAG on its own.
+    {"reap-hold", 2000, "REAP-LAG", 0, 0, NULL, scenario_reap_hold, 0, NULL},
     {"reap-lag-wait", 30, "REAP-LAG", 0, 0, NULL, scenario_reap_lag_wait, 0, NULL},
+    // COUNT batches of 8 NOPs, reaped one by one 50 ms apart with inline peeks.
+    {"reap-batch", 5, "REAP-LAG", 0, 0, NULL, scenario_reap_batch, 0, NULL},
+    // COUNT is the hold in ms: one CQE left unreaped that long, then the program exits.
+    {"reap-exit", 800, "REAP-LAG", 0, 0, NULL, scenario_reap_exit, 0, NULL},
     // An SQPOLL thread asleep while SQEs wait; its 2 ms idle as in sqpoll-stall.
     {"sq-wait", 30, "SQ-WAIT", IORING_SETUP_SQPOLL, 0, NULL, scenario_sq_wait,
      SQPOLL_STALL_IDLE_MS, NULL},

@@ -244,6 +244,8 @@ void scenario_pollretry_file(struct ctx *c);
 void scenario_reap_lag(struct ctx *c);
 void scenario_reap_lag_raw(struct ctx *c);
 void scenario_reap_hold(struct ctx *c);
+void scenario_reap_batch(struct ctx *c);
+void scenario_reap_exit(struct ctx *c);
 void scenario_sq_wait(struct ctx *c);
 void scenario_reap_lag_wait(struct ctx *c);
 

@@ -320,10 +320,29 @@ score reap-lag cmd REAP-LAG "" "" "reap-lag 30" \
   "$R0.reap_lag.avg_ns >= \$gt[\"reap.hold_min_us\"] * 1000 @@ lag no shorter than the hold" \
   "$R0.reap_lag.avg_ns <= \$gt[\"reap.hold_max_us\"] * 1000 + $R0.reap_lag.resolution_max_ns + 2000000 @@ lag within the hold plus the stated resolution" \
   "$R0.cq_depth.max == 1 @@ one CQE waiting at a time"
-# One CQE held 2 s: its lag is the hold, and the timer backed off (about 164 looks where
-# a fixed 1 ms tick would take 2,000).
+# Batches of 8 NOPs reaped one by one 50 ms apart with inline peeks: every CQE's lag (50
+# to 400 ms), not only the first of each batch, and all of them timed.
 SCORE_ARGS=--boundary \
-score reap-hold cmd none "" "" "reap-hold 2000" \
+score reap-batch cmd REAP-LAG "" "" "reap-batch 5" \
+  "$R0.reap_lag.watched == \$gt[\"reap.cqes\"] @@ every CQE timed" \
+  "$R0.reap_lag.untimed == 0 and $R0.reap_lag.never_reaped.cqes == 0 @@ none untimed, none left unreaped" \
+  "$R0.reap_lag.avg_ns >= \$gt[\"reap.hold_avg_us\"] * 1000 @@ mean lag no shorter than the mean hold" \
+  "$R0.reap_lag.avg_ns <= \$gt[\"reap.hold_avg_us\"] * 1000 + $R0.reap_lag.resolution_max_ns + 2000000 @@ mean lag within the mean hold plus the stated resolution" \
+  "$R0.reap_lag.max_ns >= \$gt[\"reap.hold_max_us\"] * 1000 @@ longest lag no shorter than the longest hold" \
+  "$R0.cq_depth.max == \$gt[\"reap.batch\"] @@ a whole batch waiting at once" \
+  "[.findings[] | select(.tag == \"REAP-LAG\")][0].severity == \"WARN\" @@ REAP-LAG at WARN"
+# One CQE never reaped: the program exits 800 ms after it was posted. Counted at the
+# ring's teardown with its age then, and REAP-LAG names it.
+SCORE_ARGS=--boundary \
+score reap-exit cmd REAP-LAG "" "" "reap-exit 800" \
+  "$R0.reap_lag.never_reaped.cqes == \$gt[\"reap.never\"] @@ the unreaped CQE counted" \
+  "$R0.reap_lag.never_reaped.oldest_ns >= \$gt[\"reap.hold_min_us\"] * 1000 @@ its age no shorter than the hold" \
+  "$R0.reap_lag.watched == 0 @@ nothing counted reaped" \
+  "[.findings[] | select(.tag == \"REAP-LAG\")][0].severity == \"WARN\" @@ REAP-LAG at WARN"
+# One CQE held 2 s: its lag is the hold, and the timer backed off (about 164 looks where
+# a fixed 1 ms tick would take 2,000). One CQE that long is REAP-LAG at WARN on its own.
+SCORE_ARGS=--boundary \
+score reap-hold cmd REAP-LAG "" "" "reap-hold 2000" \
   "$R0.reap_lag.max_ns >= \$gt[\"reap.hold_min_us\"] * 1000 @@ lag no shorter than the hold" \
   "$R0.reap_lag.max_ns <= \$gt[\"reap.hold_max_us\"] * 1000 + $R0.reap_lag.resolution_max_ns + 2000000 @@ lag within the hold plus the stated resolution" \
   "$R0.reap_lag.timer_looks >= 10 and $R0.reap_lag.timer_looks <= 300 @@ the timer backed off"

@@ -37,19 +37,26 @@ static void hold_note(struct ctx *c, const struct hold_stats *h) {
        (unsigned long long)(c->count ? h->sum_ns / c->count / 1000 : 0));
 }
 
-/* One NOP submitted alone and its CQE waited for (it completes inside the submit call),
- * its CQE held `hold_ms` before io_uring_cqe_seen(); the hold, from the moment the CQE
- * was seen in the ring, goes into `h`. */
-static void nop_held(struct ctx *c, struct op_stats *st, unsigned hold_ms, struct hold_stats *h) {
+/* One NOP submitted alone and its CQE waited for (it completes inside the submit call)
+ * and counted, not reaped; *seen: when the CQE was seen in the ring. */
+static struct io_uring_cqe *nop_in_ring(struct ctx *c, struct op_stats *st, uint64_t *seen) {
   struct io_uring_sqe *sqe = get_sqe(c);
   io_uring_prep_nop(sqe);
   io_uring_sqe_set_data64(sqe, c->next_user_data++);
   submit_queued(c, 1);
   st->submitted++;
   struct io_uring_cqe *cqe = wait_one(c);
-  const uint64_t seen = now_ns();
+  *seen = now_ns();
   count_cqe(st, cqe->res, cqe->flags);
   if (cqe->res != 0) fail("NOP returned %d", cqe->res);
+  return cqe;
+}
+
+/* One NOP, its CQE held `hold_ms` before io_uring_cqe_seen(); the hold, from the moment
+ * the CQE was seen in the ring, goes into `h`. */
+static void nop_held(struct ctx *c, struct op_stats *st, unsigned hold_ms, struct hold_stats *h) {
+  uint64_t seen;
+  struct io_uring_cqe *cqe = nop_in_ring(c, st, &seen);
   if (hold_ms) sleep_ms(hold_ms);
   hold_add(h, now_ns() - seen);
   io_uring_cqe_seen(&c->ring, cqe);
@@ -81,6 +88,58 @@ void scenario_reap_hold(struct ctx *c) {
   nop_held(c, st, 0, &at_once);
   note(c, "GROUND-TRUTH reap held=1 hold_ms=%lu hold_min_us=%llu hold_max_us=%llu\n", c->count,
        (unsigned long long)(h.min_ns / 1000), (unsigned long long)(h.max_ns / 1000));
+}
+
+#define REAP_BATCH 8u
+
+/*
+ * COUNT batches: REAP_BATCH NOPs submitted at once (they complete inside the submit
+ * call), then reaped one at a time REAP_HOLD_MS apart with inline calls only
+ * (io_uring_peek_cqe() on a ready CQE, io_uring_cqe_seen()): between two reaps only the
+ * CQ head moves, no system call. The k-th CQE of a batch waits k holds; each hold runs
+ * from the moment the whole batch is in the ring to the reap.
+ */
+void scenario_reap_batch(struct ctx *c) {
+  struct op_stats *st = use_op(c, OP_NOP);
+  struct hold_stats h = {UINT64_MAX, 0, 0};
+  struct io_uring_cqe *cqe;
+  for (unsigned long i = 0; i < c->count; i++) {
+    for (unsigned k = 0; k < REAP_BATCH; k++) {
+      struct io_uring_sqe *sqe = get_sqe(c);
+      io_uring_prep_nop(sqe);
+      io_uring_sqe_set_data64(sqe, c->next_user_data++);
+    }
+    submit_queued(c, REAP_BATCH);
+    st->submitted += REAP_BATCH;
+    const int ret = io_uring_wait_cqe_nr(&c->ring, &cqe, REAP_BATCH);
+    if (ret < 0) fail_uring("io_uring_wait_cqe_nr", ret);
+    const uint64_t seen = now_ns();
+    for (unsigned k = 0; k < REAP_BATCH; k++) {
+      sleep_ms(REAP_HOLD_MS);
+      if (io_uring_peek_cqe(&c->ring, &cqe) != 0) fail("CQE %u of the batch is gone", k);
+      count_cqe(st, cqe->res, cqe->flags);
+      if (cqe->res != 0) fail("NOP returned %d", cqe->res);
+      hold_add(&h, now_ns() - seen);
+      io_uring_cqe_seen(&c->ring, cqe);
+    }
+  }
+  const unsigned long cqes = c->count * REAP_BATCH;
+  note(c, "GROUND-TRUTH reap cqes=%lu batch=%u hold_ms=%u hold_min_us=%llu hold_max_us=%llu "
+       "hold_avg_us=%llu\n", cqes, REAP_BATCH, REAP_HOLD_MS,
+       (unsigned long long)(h.min_ns / 1000), (unsigned long long)(h.max_ns / 1000),
+       (unsigned long long)(h.sum_ns / cqes / 1000));
+}
+
+/*
+ * One NOP whose CQE the program never reaps: it is in the CQ ring COUNT milliseconds
+ * when the program closes the ring and exits. Its age then is at least the hold.
+ */
+void scenario_reap_exit(struct ctx *c) {
+  uint64_t seen;
+  nop_in_ring(c, use_op(c, OP_NOP), &seen);
+  sleep_ms((unsigned)c->count);
+  note(c, "GROUND-TRUTH reap never=1 hold_min_us=%llu\n",
+       (unsigned long long)((now_ns() - seen) / 1000));
 }
 
 /* A ring of its own, the way the kernel hands it out: fd, and the two rings and the SQE

@@ -381,8 +381,8 @@ TEST_F(PrometheusScrape, ScrapedValuesMatchTheJsonReport) {
   EXPECT_EQ(value(all, "uringscope_cq_overflows_total", ring_labels).value_or(0),
             static_cast<double>(counters.at("cq_overflows").get<long long>()));
   // The boundary's families (on by default) against end_to_end: the CQ depth exact; the
-  // reap-lag histogram may miss the last watched CQE, whose reap the timer can see after
-  // the last scrape.
+  // reap-lag histogram may miss the last CQEs, whose reap the timer or the teardown can
+  // see after the last scrape.
   const nlohmann::json* e2e = nullptr;
   for (const auto& r : report.at("end_to_end").at("rings"))
     if (r.at("ring") == ring->at("id")) e2e = &r;

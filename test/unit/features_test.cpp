@@ -81,7 +81,7 @@ TEST(FeatureTable, EachProgramServesExactlyOneFeature) {
       {"usc_thread_exit", FeatureId::IoThreads},
       {"usc_file_get", FeatureId::FileGet},     {"usc_fork", FeatureId::Fork},
       {"usc_fork_exit", FeatureId::Fork},       {"usc_ring_exit", FeatureId::RingExit},
-      {"usc_aux_req", FeatureId::AuxReq},
+      {"usc_ring_teardown", FeatureId::RingExit}, {"usc_aux_req", FeatureId::AuxReq},
       {"usc_ck_munmap", FeatureId::CheckUnmap}, {"usc_ck_madvise", FeatureId::CheckUnmap},
       {"usc_ck_mremap", FeatureId::CheckUnmap}, {"usc_ck_mremap_exit", FeatureId::CheckUnmap},
       {"usc_ck_register", FeatureId::CheckBufreg},

@@ -14,7 +14,8 @@ using namespace probe_fixture;
 
 constexpr std::string_view kLoss =
     "rows of destroyed rings are not reused: a run that sees more rings than the table holds "
-    "counts the rest in the catch-all ring";
+    "counts the rest in the catch-all ring, and the CQEs a destroyed ring's program never "
+    "reaped are not counted";
 
 TEST(ProbeRingExit, KallsymsAddressMakesTheProgramCompareFunctions) {
   ProbeEnvironment env = env_with_syscalls();
