@@ -22,6 +22,7 @@ struct Growth {
   std::size_t rising = 0;     // intervals in which the set grew
   std::size_t intervals = 0;
   uint64_t largest = 0;
+  uint64_t largest_step = 0;  // the most it grew in one interval
   bool dipped = false;        // fell more than the allowed share below its largest
   double seconds = 0;
 };
@@ -34,7 +35,10 @@ Growth shape_of(const std::vector<WaitingSample>& samples) {
   g.seconds = static_cast<double>(samples.back().at_ns - samples.front().at_ns) / kNsPerS;
   for (std::size_t i = 0; i < samples.size(); ++i) {
     const uint64_t n = samples[i].requests;
-    if (i > 0 && n > samples[i - 1].requests) ++g.rising;
+    if (i > 0 && n > samples[i - 1].requests) {
+      ++g.rising;
+      g.largest_step = std::max(g.largest_step, n - samples[i - 1].requests);
+    }
     g.largest = std::max(g.largest, n);
     if (static_cast<double>(n) * 100.0 <
         static_cast<double>(g.largest) * (100.0 - thr(ThresholdId::LeakGrowthMaxDipPct)))
@@ -48,7 +52,8 @@ bool grew_steadily(const Growth& g) {
   const uint64_t growth = g.last - g.first;
   return at_least(growth, ThresholdId::LeakGrowthMin) &&
          pct_of(growth, g.last) >= thr(ThresholdId::LeakGrowthMinSharePct) &&
-         pct_of(g.rising, g.intervals) >= thr(ThresholdId::LeakGrowthMinRisingPct);
+         pct_of(g.rising, g.intervals) >= thr(ThresholdId::LeakGrowthMinRisingPct) &&
+         pct_of(g.largest_step, growth) <= thr(ThresholdId::LeakGrowthMaxStepPct);
 }
 
 // The ops of the recorded long-waiting requests, for the message.

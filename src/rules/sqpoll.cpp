@@ -35,27 +35,36 @@ SqpollWindow sqpoll_window(const Snapshot& snapshot, const Ring& ring) {
 
 // Asleep most of the time and woken for small bursts: SQPOLL costs a thread and
 // still a syscall (plus a wakeup) per burst.
-bool woken_for_small_bursts(const Counters& c, const SqpollWindow& w) {
-  return w.offcpu_pct >= thr(ThresholdId::SqpollOffcpuMinPct) &&
-         at_least(c.sqpoll_wakeups, ThresholdId::SqpollMinWakeups) && w.seconds > 0 &&
-         static_cast<double>(c.sqpoll_wakeups) / w.seconds >=
-             thr(ThresholdId::SqpollMinWakeupRate) &&
-         w.per_wakeup < thr(ThresholdId::SqpollWakeupBatchBelow);
+// Small bursts are named at a steady rate (WARN); a wake-up for nearly every submission at
+// any rate, INFO below that rate, where the cost is small in absolute terms.
+std::optional<Severity> woken_for_small_bursts(const Counters& c, const SqpollWindow& w) {
+  if (w.offcpu_pct < thr(ThresholdId::SqpollOffcpuMinPct) ||
+      !at_least(c.sqpoll_wakeups, ThresholdId::SqpollMinWakeups) || w.seconds <= 0 ||
+      w.per_wakeup >= thr(ThresholdId::SqpollWakeupBatchBelow))
+    return std::nullopt;
+  const bool steady =
+      static_cast<double>(c.sqpoll_wakeups) / w.seconds >= thr(ThresholdId::SqpollMinWakeupRate);
+  if (steady) return Severity::Warn;
+  if (w.per_wakeup <= thr(ThresholdId::SqpollWakeupEveryBelow)) return Severity::Info;
+  return std::nullopt;
 }
 
-Finding small_bursts_finding(const Snapshot& snapshot, const Ring& ring, const SqpollWindow& w) {
+Finding small_bursts_finding(const Snapshot& snapshot, const Ring& ring, const SqpollWindow& w,
+                             Severity severity) {
   const Counters& c = ring.counters;
   return Finding{
       .tag = kTagSqpoll,
-      .severity = Severity::Warn,
+      .severity = severity,
       .ring = ring.id,
       .opcode = std::nullopt,
       .message = fmt::format(
           "{}: the SQPOLL thread (tid {}) was off-CPU for {} of the {} the ring was watched "
-          "and the program had to wake it {} times, {:.1f} SQEs per wakeup: each burst paid "
-          "an io_uring_enter() and a thread wakeup, the syscall SQPOLL is meant to remove.",
+          "and the program had to wake it {} times ({:.1f} a second), {:.1f} SQEs per wakeup: "
+          "each burst paid an io_uring_enter() and a thread wakeup, the syscall SQPOLL is "
+          "meant to remove.",
           ring_label(ring), ring.sq_tid, format_percent(w.offcpu_pct), format_duration(w.ns),
-          format_count(c.sqpoll_wakeups), w.per_wakeup),
+          format_count(c.sqpoll_wakeups), static_cast<double>(c.sqpoll_wakeups) / w.seconds,
+          w.per_wakeup),
       .suggestion =
           "Raise sq_thread_idle (io_uring_params.sq_thread_idle, in milliseconds) above "
           "the usual gap between bursts so the thread is still polling when the next one "
@@ -126,8 +135,8 @@ void rule_sqpoll(const Snapshot& snapshot, std::vector<Finding>& out) {
   for (const Ring& ring : snapshot.rings) {
     if (!ring.sqpoll() || ring.sq_tid == 0) continue;
     const SqpollWindow w = sqpoll_window(snapshot, ring);
-    if (woken_for_small_bursts(ring.counters, w)) {
-      out.push_back(small_bursts_finding(snapshot, ring, w));
+    if (const auto severity = woken_for_small_bursts(ring.counters, w)) {
+      out.push_back(small_bursts_finding(snapshot, ring, w, *severity));
     } else if (never_slept(ring, w)) {
       out.push_back(never_slept_finding(snapshot, ring, w));
     } else {

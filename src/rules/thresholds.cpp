@@ -81,15 +81,25 @@ constexpr std::array<Threshold, kThresholdCount> kThresholds = {{
      "half of the window, it sleeps more than it polls, so most bursts find it asleep; "
      "below half, sleeping in the pauses is sq_thread_idle doing its job of giving the "
      "CPU back."},
-    {ThresholdId::SqpollMinWakeups, kTagSqpoll, "sqpoll_min_wakeups", 16.0, "wakeups",
-     "The floor under the rate below: sixteen IORING_ENTER_SQ_WAKEUP calls are the fewest "
-     "that give the SQEs-per-wakeup average a real sample, so that a window of a fraction "
-     "of a second with a few wake-ups cannot make a finding out of noise."},
+    {ThresholdId::SqpollMinWakeups, kTagSqpoll, "sqpoll_min_wakeups", 4.0, "wakeups",
+     "The floor under the shares and the rate below: a program that pauses once at "
+     "startup and once at shutdown wakes its poller two or three times whatever its "
+     "pattern. Four IORING_ENTER_SQ_WAKEUP calls are the fewest that are not those, and "
+     "few enough that a sparse program waking the thread for each of a dozen submissions "
+     "is named."},
+    {ThresholdId::SqpollWakeupEveryBelow, kTagSqpoll, "sqpoll_wakeup_every_below", 2.0,
+     "SQEs/wakeup",
+     "At most two SQEs per wake-up means the program had to wake the thread for nearly "
+     "every submission: SQPOLL saved it no syscall at all, whatever the rate. Named at "
+     "any rate, INFO while the wake-ups are fewer than sqpoll_min_wakeup_rate a second "
+     "(the cost is small in absolute terms) and WARN from that rate on."},
     {ThresholdId::SqpollMinWakeupRate, kTagSqpoll, "sqpoll_min_wakeup_rate", 10.0, "wakeups/s",
      "A sleeping SQPOLL thread that the program wakes after a pause is the design. Ten "
      "wake-ups a second make it the program's steady pattern rather than the few pauses of "
-     "a startup or shutdown; a rate, not a count, so that a 2 s run that wakes the thread "
-     "for nearly every submission is as clear a case as a 10 s one."},
+     "a startup or shutdown, and a cost worth a WARN (each is a syscall and a thread "
+     "wakeup); a rate, not a count, so that a 2 s run is as clear a case as a 10 s one. "
+     "Below it, small bursts are not named, and a wake-up for nearly every submission is "
+     "INFO."},
     {ThresholdId::SqpollWakeupBatchBelow, kTagSqpoll, "sqpoll_wakeup_batch_below", 16.0,
      "SQEs/wakeup",
      "Each wakeup is an io_uring_enter() plus a cross-CPU thread wakeup before the first "
@@ -139,12 +149,14 @@ constexpr std::array<Threshold, kThresholdCount> kThresholds = {{
      "unexpected errors make a repeated failure worth naming the code of, and keep out "
      "the few failures some programs cause on purpose at startup (trying an opcode or "
      "a flag to see whether the kernel has it)."},
-    {ThresholdId::LeakGrowthMin, kTagLeak, "leak_growth_min", 16.0, "requests",
+    {ThresholdId::LeakGrowthMin, kTagLeak, "leak_growth_min", 8.0, "requests",
      "The set of requests waiting longer than the leak age must have grown by at least "
      "this many over the window. A floor, not the test: the test is the share and the "
      "shape below, so that a leak of a few requests a second is as clear in a 2 s window "
-     "as in a minute. Below 16 a handful of slow requests that happened to start late in "
-     "the window could make the case."},
+     "as in a minute (one every 133 ms puts 12 past the 0.5 s age by the end of 2 s). "
+     "Below 8, the few receives a server arms for new connections that stay idle through "
+     "a short window, or a handful of slow requests that happened to start late in it, "
+     "could make the case."},
     {ThresholdId::LeakGrowthMinSharePct, kTagLeak, "leak_growth_min_share_pct", 50.0, "%",
      "Of the set waiting at the end, at least half must have joined it during the window "
      "(the set at least doubled). A server's steady set of armed receives is there from "
@@ -159,6 +171,11 @@ constexpr std::array<Threshold, kThresholdCount> kThresholds = {{
      "The set must never fall more than a tenth below its largest size so far: a set that "
      "drains back is served, only slowly, which latency shows, not a leak. A tenth leaves "
      "room for the few requests of a leaking program that do complete."},
+    {ThresholdId::LeakGrowthMaxStepPct, kTagLeak, "leak_growth_max_step_pct", 50.0, "%",
+     "No one sampling interval may bring more than half of the growth: requests that "
+     "started together cross the leak age together (a server arming a receive on each of "
+     "its connections, then leaving them idle), a step, not a trend. A leak adds its "
+     "requests over time, a fraction of the growth per interval."},
     {ThresholdId::ReapLag, kTagReapLag, "reap_lag", 20.0, "ms",
      "A CQE the program has not reaped is a request the kernel finished and the program "
      "still waits for: the lag adds to that request's latency as the program sees it. An "

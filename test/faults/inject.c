@@ -51,6 +51,8 @@ static const struct scenario scenarios[] = {
     {"worker-storm", 64, "WORKERS", 0, 0, prepare_fifo, scenario_worker_storm, 0, NULL},
     {"sqpoll-stall", 50, "SQPOLL", IORING_SETUP_SQPOLL, 0, NULL, scenario_sqpoll_stall,
      SQPOLL_STALL_IDLE_MS, NULL},
+    {"sqpoll-sparse", 12, "SQPOLL", IORING_SETUP_SQPOLL, 0, NULL, scenario_sqpoll_sparse,
+     SQPOLL_SPARSE_IDLE_MS, NULL},
     {"pollretry-socket", 100, "POLL-RETRY", 0, 0, prepare_socketpair, scenario_pollretry_socket,
      0, NULL},
     {"pollretry-file", 20, "POLL-RETRY", 0, 0, prepare_trace_instance, scenario_pollretry_file, 0, NULL},
@@ -66,6 +68,8 @@ static const struct scenario scenarios[] = {
     {"timeout-flood", 10000, "OVERFLOW", IORING_SETUP_CQSIZE, SMALL_CQ_ENTRIES, NULL,
      scenario_timeout_flood, 0, NULL},
     {"leak-growing", 200, "LEAK", 0, 0, NULL, scenario_leak_growing, 0, NULL},
+    // The same set growing through a 2 s window, one READ every 2000 / COUNT ms.
+    {"leak-growing-slow", 15, "LEAK", 0, 0, NULL, scenario_leak_growing_slow, 0, NULL},
     {"steady-recv", 100, "none", 0, 0, prepare_steady_sockets, scenario_steady_recv, 0, NULL},
     {"ring-churn", 50, "none", 0, 0, NULL, scenario_ring_churn, 0, NULL},
     {"reap-lag", 30, "REAP-LAG", 0, 0, NULL, scenario_reap_lag, 0, NULL},

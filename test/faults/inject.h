@@ -49,6 +49,9 @@
 #define SQPOLL_STALL_IDLE_MS 2u
 // Longer than the stall scenario's sq_thread_idle, so the thread always sleeps.
 #define SQPOLL_STALL_GAP_MS 20u
+// sqpoll-sparse: awake a fifth of each gap, asleep the rest.
+#define SQPOLL_SPARSE_IDLE_MS 100u
+#define SQPOLL_SPARSE_GAP_MS 500u
 
 enum op_kind {
   OP_NOP,
@@ -246,6 +249,8 @@ void scenario_reap_lag_raw(struct ctx *c);
 void scenario_reap_hold(struct ctx *c);
 void scenario_reap_batch(struct ctx *c);
 void scenario_reap_exit(struct ctx *c);
+void scenario_sqpoll_sparse(struct ctx *c);
+void scenario_leak_growing_slow(struct ctx *c);
 void scenario_sq_wait(struct ctx *c);
 void scenario_reap_lag_wait(struct ctx *c);
 

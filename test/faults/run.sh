@@ -214,6 +214,12 @@ score sqpoll-stall cmd SQPOLL "" "" "sqpoll-stall 150" \
 score sqpoll-short cmd SQPOLL "" "" "sqpoll-stall 40" \
   "$RING ring.counters.sqpoll_wakeups == \$gt[\"sqpoll.wakeups\"] @@ wake-ups = ground truth" \
   "[.findings[] | select(.tag == \"SQPOLL\")][0].severity == \"WARN\" @@ WARN in a short run"
+# A sparse SQPOLL program: asleep most of a 6 s run and woken for every NOP but the
+# first, under two wake-ups a second: a wake-up per submission is named at any rate, INFO
+# while the rate is low.
+score sqpoll-sparse cmd SQPOLL "" "" "sqpoll-sparse 12" \
+  "$RING ring.counters.sqpoll_wakeups == \$gt[\"sqpoll.wakeups\"] @@ wake-ups = ground truth" \
+  "[.findings[] | select(.tag == \"SQPOLL\")][0].severity == \"INFO\" @@ INFO at a low rate"
 # One RECV posted at a time, before its data is sent: that is also one SQE per enter.
 score pollretry-socket cmd POLL-RETRY RECV BATCH "pollretry-socket 200" \
   "$OP op(\"RECV\").poll_armed == \$gt[\"poll.armed\"] @@ poll-armed = ground truth" \
@@ -288,6 +294,13 @@ score leak-growing pid LEAK "" "" "leak-growing 100" \
   ".leak.pending == \$gt[\"leak.growing\"] @@ waiting READs = the growing set" \
   ".leak.requests[0].where == \"poll\" @@ waiting in poll" \
   "[.findings[] | select(.tag == \"LEAK\" and .severity == \"WARN\")] | length > 0 @@ LEAK at WARN for a growing set"
+# The same leak spread over the whole 2 s window: a READ every 133 ms, so only those of
+# the first 1.5 s (12 of 15) are older than the leak age when the window ends. Still a
+# set that only grows: LEAK at WARN.
+score leak-growing-slow pid LEAK "" "" "leak-growing-slow 15" \
+  "$OP op(\"READ\").submitted == \$gt[\"op.READ.submitted\"] @@ READ submitted = ground truth" \
+  ".leak.pending >= 10 and .leak.pending <= \$gt[\"leak.growing\"] @@ the READs past the leak age waiting, at most the growing set" \
+  "[.findings[] | select(.tag == \"LEAK\" and .severity == \"WARN\")] | length > 0 @@ LEAK at WARN for a set growing through 2 s"
 # The contrast: 8 RECVs armed on socketpairs at the start, one fed and re-armed every
 # 10 ms, so the set waiting stays 8; after the run it stays armed, older than the leak
 # age when the window ends: waiting, as a server's idle connections are, not a leak.

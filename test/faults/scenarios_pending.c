@@ -70,12 +70,12 @@ static void growing_tick(struct ctx *c, unsigned char *buf, unsigned long long *
 }
 
 /*
- * COUNT ticks, GROWING_INTERVAL_MS apart (absolute deadlines, no drift): the set of
+ * COUNT ticks, interval_ns apart (absolute deadlines, no drift): the set of
  * waiting READs grows by one per tick, from 1 to COUNT, while the NOPs beside it
  * complete. At the end the kernel must list COUNT armed polls for the ring. The READs
  * are never reaped: they wait through --linger, and the kernel cancels them at exit.
  */
-void scenario_leak_growing(struct ctx *c) {
+static void leak_growing_every(struct ctx *c, uint64_t interval_ns) {
   check_fd_budget(c->count);
   unsigned char *bufs = calloc(c->count, 1);
   unsigned long long *inos = calloc(c->count, sizeof(*inos));
@@ -83,13 +83,14 @@ void scenario_leak_growing(struct ctx *c) {
   use_op(c, OP_READ);
   const uint64_t start = now_ns();
   for (unsigned long i = 0; i < c->count; i++) {
-    sleep_until_ns(start + i * GROWING_INTERVAL_MS * 1000000ull);
+    sleep_until_ns(start + i * interval_ns);
     growing_tick(c, bufs + i, inos + i);
   }
   const unsigned armed = fdinfo_count(c, "PollList");
   if (armed != c->count) fail("the ring lists %u armed polls, expected %lu", armed, c->count);
   // bufs stays allocated: the READs could still write into it until exit.
-  note(c, "GROUND-TRUTH leak growing=%lu interval_ms=%u\n", c->count, GROWING_INTERVAL_MS);
+  note(c, "GROUND-TRUTH leak growing=%lu interval_us=%llu\n", c->count,
+       (unsigned long long)(interval_ns / 1000));
   // Each waiting READ's pipe, oldest first: uringscope --files names a leaked request by it.
   char list[4096];
   size_t at = 0;
@@ -97,6 +98,15 @@ void scenario_leak_growing(struct ctx *c) {
     at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%llu", i ? "," : "", inos[i]);
   note(c, "GROUND-TRUTH leak_pipes inos=%s\n", list);
   free(inos);
+}
+
+void scenario_leak_growing(struct ctx *c) {
+  leak_growing_every(c, GROWING_INTERVAL_MS * 1000000ull);
+}
+
+/* The set spread over the whole 2 s window of a -p run: COUNT READs, 2 s / COUNT apart. */
+void scenario_leak_growing_slow(struct ctx *c) {
+  leak_growing_every(c, c->count ? 2000000000ull / c->count : 0);
 }
 
 /* ---------------------------------------------------------- steady-recv */

@@ -19,11 +19,11 @@
  * and io_uring_submit must wake it (IORING_ENTER_SQ_WAKEUP). The flag is read
  * just before submitting, the same way liburing reads it.
  */
-void scenario_sqpoll_stall(struct ctx *c) {
+static void sqpoll_nops_apart(struct ctx *c, unsigned gap_ms, bool first_at_once) {
   struct op_stats *st = use_op(c, OP_NOP);
   unsigned long wakeups = 0;
   for (unsigned long i = 0; i < c->count; i++) {
-    sleep_ms(SQPOLL_STALL_GAP_MS);
+    if (i || !first_at_once) sleep_ms(gap_ms);
     const uint64_t ud = c->next_user_data++;
     struct io_uring_sqe *sqe = get_sqe(c);
     io_uring_prep_nop(sqe);
@@ -37,9 +37,16 @@ void scenario_sqpoll_stall(struct ctx *c) {
     count_cqe(st, q.res, q.flags);
     if (q.res != 0) fail("NOP user_data=%llu failed: %s", (unsigned long long)ud, strerror(-q.res));
   }
-  note(c, "GROUND-TRUTH sqpoll idle_ms=%u wakeups=%lu gap_ms=%u\n", c->params.sq_thread_idle,
-       wakeups, SQPOLL_STALL_GAP_MS);
+  note(c, "GROUND-TRUTH sqpoll idle_ms=%u wakeups=%lu gap_ms=%u submitted=%lu\n",
+       c->params.sq_thread_idle, wakeups, gap_ms, c->count);
 }
+
+void scenario_sqpoll_stall(struct ctx *c) { sqpoll_nops_apart(c, SQPOLL_STALL_GAP_MS, false); }
+
+/* A sparse program: COUNT NOPs SQPOLL_SPARSE_GAP_MS apart, the first at once, on a ring
+ * whose thread idles out after SQPOLL_SPARSE_IDLE_MS: asleep most of the run, it needs a
+ * wake-up for every NOP but the first, at a rate far below a busy program's. */
+void scenario_sqpoll_sparse(struct ctx *c) { sqpoll_nops_apart(c, SQPOLL_SPARSE_GAP_MS, true); }
 
 /* ----------------------------------------------------------- defer-tw */
 

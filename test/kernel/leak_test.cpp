@@ -55,6 +55,20 @@ TEST_F(Leak, AGrowingSetOfWaitingReadsIsAWarning) {
   EXPECT_EQ(num(leaks[0].at("evidence"), "waiting_last"), gt.value("growing"));
 }
 
+// The same leak spread over the whole 2 s window, a READ every 133 ms: only those of the
+// first 1.5 s are past the leak age at the end, a dozen, still a set that only grows.
+TEST_F(Leak, ASlowlyGrowingSetInAShortWindowIsAWarning) {
+  auto [report, gt] = attached({"leak-growing-slow", "15"});
+  const auto* read = harness::find_op(report.at("ops"), "READ");
+  ASSERT_NE(read, nullptr);
+  EXPECT_EQ(num(*read, "submitted"), gt.number("op", "READ", "submitted"));
+  EXPECT_GE(num(report.at("leak"), "pending"), 10);
+  EXPECT_LE(num(report.at("leak"), "pending"), gt.value("growing"));
+  const auto leaks = harness::findings_with_tag(report, "LEAK");
+  ASSERT_EQ(leaks.size(), 1u);
+  EXPECT_EQ(leaks[0].at("severity"), "WARN") << leaks[0].dump();
+}
+
 TEST_F(Leak, ASteadySetOfArmedReceivesStaysQuiet) {
   auto [report, gt] = attached({"steady-recv", "100"});
   const auto* recv = harness::find_op(report.at("ops"), "RECV");

@@ -220,6 +220,18 @@ TEST_F(Traps, SqpollSubmissionsBelongToTheOwningProcessAndRing) {
   EXPECT_TRUE(harness::findings_with_tag(report, "BATCH").empty()) << report.at("findings").dump();
 }
 
+// A sparse program on an SQPOLL ring: asleep most of a 6 s run, woken for every NOP but
+// the first, under two wake-ups a second. Named whatever the rate, INFO at this one.
+TEST_F(Traps, ASparseSqpollProgramWokenForEverySubmissionIsNamed) {
+  auto [report, gt] = run_scenario({"sqpoll-sparse", "12"});
+  const auto& ring = ring_of(report, gt);
+  EXPECT_EQ(num(ring.at("counters"), "sqpoll_wakeups"), gt.value("wakeups"));
+  EXPECT_EQ(num(ring.at("counters"), "submissions"), gt.value("submitted"));
+  const auto found = harness::findings_with_tag(report, "SQPOLL");
+  ASSERT_EQ(found.size(), 1u) << report.at("findings").dump();
+  EXPECT_EQ(found[0].at("severity"), "INFO");
+}
+
 // A POLL_ADD submitted before attach completes inside the window: it must be counted
 // (completed 1) as untracked with no latency sample, since its submit time is unknown,
 // while the NOPs submitted after attach are tracked exactly.

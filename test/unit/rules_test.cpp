@@ -675,9 +675,28 @@ TEST(Sqpoll, TheWakeupGuardIsARate) {
     return sq.empty() ? "-" : std::string(severity_name(sq[0].severity));
   };
   EXPECT_EQ(sev(2 * kSecond, 20), "WARN");   // 10 a second over 2 s
-  EXPECT_EQ(sev(2 * kSecond, 19), "-");      // 9.5 a second
-  EXPECT_EQ(sev(1 * kSecond, 16), "WARN");   // the floor, at 16 a second
-  EXPECT_EQ(sev(1 * kSecond / 2, 15), "-");  // 30 a second, but under the floor of 16
+  EXPECT_EQ(sev(2 * kSecond, 19), "-");      // 9.5 a second, 4 SQEs a wakeup
+  EXPECT_EQ(sev(1 * kSecond / 2, 4), "-");   // the floor of 4, but 8 a second
+  EXPECT_EQ(sev(1 * kSecond / 4, 4), "WARN");  // the floor, at 16 a second
+  EXPECT_EQ(sev(1 * kSecond / 8, 3), "-");   // 24 a second, but under the floor of 4
+}
+
+// A wake-up for nearly every submission is named at any rate: INFO while the rate is low
+// (the cost is small), WARN from sqpoll_min_wakeup_rate on.
+TEST(Sqpoll, AWakeupForNearlyEverySubmission) {
+  auto sev = [](uint64_t wall_ns, uint64_t wakeups, uint64_t sqes) -> std::string {
+    Ring ring = sqpoll_ring(sqes);
+    ring.counters.sqpoll_offcpu_ns = wall_ns * 79 / 100;
+    ring.counters.sqpoll_wakeups = wakeups;
+    ring.counters.sqpoll_sleeps = wakeups;
+    auto sq = with_tag(evaluate(snapshot_of({ring}, wall_ns)), "SQPOLL");
+    return sq.empty() ? "-" : std::string(severity_name(sq[0].severity));
+  };
+  EXPECT_EQ(sev(6 * kSecond, 11, 12), "INFO");   // the sparse case: 1.8 a second
+  EXPECT_EQ(sev(6 * kSecond, 11, 22), "INFO");   // two SQEs a wakeup
+  EXPECT_EQ(sev(6 * kSecond, 11, 23), "-");      // more: small bursts at a low rate
+  EXPECT_EQ(sev(6 * kSecond, 3, 3), "-");        // under the floor of 4
+  EXPECT_EQ(sev(6 * kSecond, 120, 120), "WARN");  // 20 a second
 }
 
 // Shares of the ring's life, not of the window: a ring created 1.2 s into a 2 s run whose
