@@ -45,6 +45,7 @@ struct us_check_range {
 	__u64 req;
 	__u64 user_data;
 	__u32 ring;
+	__u32 ring_gen;
 	__u8 opcode;
 	__u8 flags;
 	__u16 index;
@@ -66,6 +67,7 @@ static __always_inline void check_emit(const struct us_check_range *r, __u16 kin
 	e->addr = addr;
 	e->len = len;
 	e->ring = r->ring;
+	e->ring_gen = r->ring_gen;
 	e->tgid = current_tgid();
 	e->kind = kind;
 	e->opcode = r->opcode;
@@ -133,12 +135,16 @@ static __always_inline void check_submit(struct io_kiocb *req, __u64 req_addr, _
 {
 	struct us_check_range r = { .req = req_addr, .user_data = user_data, .ring = ring,
 				    .opcode = opcode };
+	struct us_ring_info *info;
 	__u64 addr;
 	__u32 len;
 
 	if (!check_targets_memory(opcode) || (flags >> IOSQE_BUFFER_SELECT_BIT) & 1 ||
 	    req_has_flag(flags, US_RF_CQE_SKIP))
 		return;
+	/* The row's ring now: hazards are counted per ring, and rows are reused. */
+	info = ring_info_row(ring);
+	r.ring_gen = info ? (__u32)info->first_ns : 0;
 	if (check_writes_memory(opcode))
 		r.flags |= US_CKF_INTO;
 	switch (opcode) {

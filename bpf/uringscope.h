@@ -330,7 +330,7 @@ struct us_check_event {
 	__u16 index;     /* RANGE: iovec, or buffer with US_CKF_FIXED; BUFREG: first buffer */
 	__u16 pad;
 	__u32 aux;       /* UNMAP: madvise advice or US_CK_MREMAP_*; END: i_generation */
-	__u32 pad2;
+	__u32 ring_gen;  /* RANGE: low 32 bits of the ring's first_ns, which ring held the row */
 };
 
 #define US_DEFAULT_CHECK_BYTES (8u << 20)

@@ -12,6 +12,7 @@
 
 #include "uringscope/features.h"
 #include "uringscope/file_stats.h"
+#include "uringscope/hazards.h"
 #include "uringscope/histogram.h"
 #include "uringscope/liburing_uprobes.h"
 #include "uringscope/target_info.h"
@@ -53,6 +54,10 @@ struct Counters {
   uint64_t leaks_suspected = 0;        // in flight past the leak age, not waiting on an event
   uint64_t leaks_pending = 0;          // in flight past the leak age, waiting on an event
   uint64_t aux_cqes_by_request = 0;    // pointer-less CQEs matched by io_req_post_cqe's request
+  // --check: hazards whose first request (the one already in flight) was the ring's.
+  uint64_t hazard_overlaps = 0;
+  uint64_t hazard_bufreg = 0;
+  uint64_t hazard_unmap = 0;
 
   Counters& operator+=(const Counters& other);
   bool operator==(const Counters&) const = default;
@@ -67,7 +72,7 @@ struct CounterField {
   uint64_t Counters::*member;
   CounterMerge merge = CounterMerge::Sum;
 };
-extern const std::array<CounterField, 32> kCounterFields;
+extern const std::array<CounterField, 35> kCounterFields;
 
 // Why requests went to io-wq, as far as the kernel shows it at the punt.
 // kPuntReasonFields (fields.h) lists them with their names.
@@ -166,56 +171,6 @@ struct LeakInfo {
   bool operator==(const LeakInfo&) const = default;
 };
 inline constexpr std::size_t kMaxLeakRecords = 64;
-
-// --check: one request's target memory as a hazard names it.
-struct HazardRequest {
-  uint32_t ring = 0;        // report id (rings[].id)
-  uint32_t opcode = 0;
-  uint64_t user_data = 0;
-  uint64_t addr = 0;        // the range it targets (one iovec of a vectored request)
-  uint64_t len = 0;
-  bool into = false;        // the kernel writes this memory (a read or receive)
-  bool fixed = false;       // a registered buffer
-  uint16_t index = 0;       // its buffer index when fixed, else its iovec index
-  uint64_t submit_ns = 0;   // since the window opened
-  // The file it read or wrote, named as the files table names it, from its end record
-  // with --files; "" when unknown (no --files, or it had not ended when the run did).
-  std::string file;
-
-  bool operator==(const HazardRequest&) const = default;
-};
-
-enum class HazardKind { Overlap, BufReg, Unmap };
-
-// One hazard: two in-flight requests whose memory overlaps (Overlap), a request whose
-// registered buffer was unregistered or replaced (BufReg), or whose memory was unmapped
-// or dropped (Unmap).
-struct Hazard {
-  HazardKind kind = HazardKind::Overlap;
-  uint32_t pid = 0;
-  HazardRequest first;                 // the request already in flight
-  std::optional<HazardRequest> second; // Overlap: the request that overlapped it
-  uint64_t addr = 0;                   // Overlap: the shared bytes; Unmap: what went
-  uint64_t len = 0;
-  uint64_t at_ns = 0;                  // since the window opened
-  std::string call;                    // Unmap: "munmap", "madvise(MADV_DONTNEED)"...;
-                                       // BufReg: "IORING_UNREGISTER_BUFFERS"...
-
-  bool operator==(const Hazard&) const = default;
-};
-
-struct HazardInfo {
-  bool checked = false;  // --check was on: zeros then mean "none found"
-  uint64_t ranges = 0;   // memory ranges of requests checked (one per iovec)
-  uint64_t calls = 0;    // munmap/mremap/madvise/io_uring_register calls checked
-  uint64_t overlaps = 0;
-  uint64_t bufreg = 0;
-  uint64_t unmap = 0;
-  std::vector<Hazard> records;  // in the order found, at most kMaxHazardRecords
-
-  bool operator==(const HazardInfo&) const = default;
-};
-inline constexpr std::size_t kMaxHazardRecords = 64;
 
 // An owner's io-wq workers (`iou-wrk-*`), seen running in the window.
 struct ProcessWorkers {

@@ -53,11 +53,21 @@ void HazardAnalyzer::add(const us_check_event& e) {
   }
 }
 
-void HazardAnalyzer::record(Hazard hazard, uint64_t first_req, uint64_t second_req) {
+void HazardAnalyzer::record(Hazard hazard, const Range& first, uint64_t second_req) {
+  const uint64_t first_req = first.req;
+  const std::pair<uint32_t, uint32_t> ring{first.request.ring, first.ring_gen};
+  RingHazards* counts = nullptr;
+  if (auto it = per_ring_.find(ring); it != per_ring_.end()) {
+    counts = &it->second;
+  } else if (per_ring_.size() < kMaxHazardRings) {
+    counts = &per_ring_[ring];
+  }
+  RingHazards unkept;
+  if (!counts) counts = &unkept;
   switch (hazard.kind) {
-    case HazardKind::Overlap: ++info_.overlaps; break;
-    case HazardKind::BufReg: ++info_.bufreg; break;
-    case HazardKind::Unmap: ++info_.unmap; break;
+    case HazardKind::Overlap: ++info_.overlaps; ++counts->overlaps; break;
+    case HazardKind::BufReg: ++info_.bufreg; ++counts->bufreg; break;
+    case HazardKind::Unmap: ++info_.unmap; ++counts->unmap; break;
   }
   if (info_.records.size() >= kMaxHazardRecords) return;
   const std::size_t index = info_.records.size();
@@ -93,10 +103,10 @@ void HazardAnalyzer::add_range(const us_check_event& e) {
     const uint64_t hi = std::min<uint64_t>(e.addr + e.len, other.end());
     record({.kind = HazardKind::Overlap, .pid = e.tgid, .first = other.request, .second = r,
             .addr = lo, .len = hi - lo, .at_ns = r.submit_ns, .call = {}},
-           other.req, e.req);
+           other, e.req);
   }
   p.longest = std::max<uint64_t>(p.longest, e.len);
-  by_req_[e.req].push_back(p.ranges.insert({e.addr, Range{e.req, e.tgid, r}}));
+  by_req_[e.req].push_back(p.ranges.insert({e.addr, Range{e.req, e.tgid, e.ring_gen, r}}));
 }
 
 void HazardAnalyzer::end_request(uint64_t req, const us_file_id* file) {
@@ -128,7 +138,7 @@ void HazardAnalyzer::memory_dropped(const us_check_event& e) {
     const uint64_t hi = std::min<uint64_t>(e.addr + e.len, r.end());
     record({.kind = HazardKind::Unmap, .pid = e.tgid, .first = r.request, .second = std::nullopt,
             .addr = lo, .len = hi - lo, .at_ns = since_start(e.ts), .call = unmap_call(e)},
-           r.req);
+           r);
   }
 }
 
@@ -144,7 +154,7 @@ void HazardAnalyzer::buffers_changed(const us_check_event& e) {
       record({.kind = HazardKind::BufReg, .pid = r.tgid, .first = r.request,
               .second = std::nullopt, .addr = r.request.addr, .len = r.request.len,
               .at_ns = since_start(e.ts), .call = register_call(e)},
-             req);
+             r);
     }
   }
 }
@@ -164,6 +174,16 @@ HazardInfo HazardAnalyzer::result(const std::vector<Ring>& rings, const FileName
   auto file = [&](HazardRequest& r, const us_file_id& id) {
     if (id.inode) r.file = file_name_of(names, id);
   };
+  // A ring is the row's holder whose first sighting the records carry (its low 32 bits).
+  for (const auto& [key, counts] : per_ring_) {
+    for (const Ring& ring : rings) {
+      if (ring.bpf_row != key.first || static_cast<uint32_t>(ring.first_ns) != key.second) continue;
+      RingHazards named = counts;
+      named.ring = ring.id;
+      out.rings.push_back(named);
+      break;
+    }
+  }
   for (std::size_t i = 0; i < out.records.size(); ++i) {
     Hazard& h = out.records[i];
     name(h.first);

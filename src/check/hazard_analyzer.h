@@ -35,6 +35,7 @@ class HazardAnalyzer {
   struct Range {
     uint64_t req = 0;
     uint32_t tgid = 0;
+    uint32_t ring_gen = 0;  // with request.ring: which ring held the row (us_check_event)
     HazardRequest request;  // ring holds the BPF row
     uint64_t end() const { return request.addr + request.len; }
   };
@@ -48,9 +49,9 @@ class HazardAnalyzer {
   void end_request(uint64_t req, const us_file_id* file = nullptr);
   void memory_dropped(const us_check_event& e);
   void buffers_changed(const us_check_event& e);
-  // `first_req`, `second_req`: the io_kiocbs of hazard.first and .second (0: none), whose
-  // end records will carry their files.
-  void record(Hazard hazard, uint64_t first_req, uint64_t second_req = 0);
+  // `first`: the range of hazard.first, whose ring the hazard counts for; `second_req`: the
+  // io_kiocb of hazard.second (0: none). Their end records will carry their files.
+  void record(Hazard hazard, const Range& first, uint64_t second_req = 0);
   uint64_t since_start(uint64_t ts) const { return ts > start_ns_ ? ts - start_ns_ : 0; }
 
   uint64_t start_ns_;
@@ -60,6 +61,8 @@ class HazardAnalyzer {
   // A request is named in one hazard of each kind at most.
   std::unordered_map<uint64_t, uint8_t> reported_;
   HazardInfo info_;
+  // Hazards per ring, keyed by (BPF row, ring_gen); at most kMaxHazardRings rings.
+  std::map<std::pair<uint32_t, uint32_t>, RingHazards> per_ring_;
   // Per record kept: the files of its first and second request, as their ends name them.
   std::vector<std::array<us_file_id, 2>> record_files_;
   // Requests of kept records that have not ended: (record index, second request?).

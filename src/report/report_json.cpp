@@ -98,22 +98,36 @@ nlohmann::ordered_json kernel_json(const KernelInfo& kernel) {
               {"feature_detail", std::move(detail)}};
 }
 
+namespace {
+
+bool is_hazard_counter(const CounterField& field) {
+  return field.member == &Counters::hazard_overlaps || field.member == &Counters::hazard_bufreg ||
+         field.member == &Counters::hazard_unmap;
+}
+
+}  // namespace
+
 Json counters_json(const Counters& counters) {
   Json out = Json::object();
-  for (const CounterField& field : kCounterFields) out[field.name] = counters.*field.member;
+  for (const CounterField& field : kCounterFields) {
+    if (!is_hazard_counter(field)) out[field.name] = counters.*field.member;
+  }
   // The contract names trace_rb_drops among the counters. Only --trace sends records
   // through a BPF ring buffer, and its drops are not per ring: render_json() puts the
   // run's count in the top-level counters; per ring it is 0, a true count (no ring's
-  // records are told apart when the buffer is full). The guard keeps a future real
-  // counter of that name from being overwritten once kCounterFields carries it.
-  if (!out.contains("trace_rb_drops")) out["trace_rb_drops"] = uint64_t{0};
+  // records are told apart when the buffer is full). It keeps its place before the
+  // hazard counters, which came later.
+  out["trace_rb_drops"] = uint64_t{0};
+  for (const CounterField& field : kCounterFields) {
+    if (is_hazard_counter(field)) out[field.name] = counters.*field.member;
+  }
   return out;
 }
 
 namespace {
 
-// The run's counters also carry the contract's hazard_* counts (--check), which are not
-// per ring: 0 when the mode was off, and hazards.available says whether it was on.
+// The run's counters: the hazard_* counts (--check) are 0 when the mode was off, and
+// hazards.available says whether it was on.
 Json run_counters_json(const Snapshot& snap) {
   Json out = counters_json(snap.totals);
   out["trace_rb_drops"] = snap.tool.trace_drops;

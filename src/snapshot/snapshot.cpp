@@ -9,7 +9,7 @@
 
 namespace uringscope {
 
-const std::array<CounterField, 32> kCounterFields = {{
+const std::array<CounterField, 35> kCounterFields = {{
     {"enter_calls", &Counters::enter_calls},
     {"enter_submit_calls", &Counters::enter_submit_calls},
     {"to_submit_sum", &Counters::to_submit_sum},
@@ -42,6 +42,9 @@ const std::array<CounterField, 32> kCounterFields = {{
     {"leaks_suspected", &Counters::leaks_suspected},
     {"leaks_pending", &Counters::leaks_pending},
     {"aux_cqes_by_request", &Counters::aux_cqes_by_request},
+    {"hazard_overlaps", &Counters::hazard_overlaps},
+    {"hazard_bufreg", &Counters::hazard_bufreg},
+    {"hazard_unmap", &Counters::hazard_unmap},
 }};
 
 // PerProcess counters are not summed here: the same process's value sits on each of its

@@ -119,6 +119,22 @@ void derive_boundary(RingBoundary& b, const us_ring_stats& stats) {
   b.lu_reap_lag = histogram_of(stats.lu_reap_hist, r[US_RC_LU_REAP_SUM_NS], r[US_RC_LU_REAP_MAX_NS]);
 }
 
+// The hazards onto the counters: each ring's own, and every one in the totals (those of
+// rings past kMaxHazardRings too).
+void add_hazard_counters(Snapshot& snap) {
+  for (const RingHazards& counts : snap.hazards.rings) {
+    auto ring = std::find_if(snap.rings.begin(), snap.rings.end(),
+                             [&](const Ring& r) { return r.id == counts.ring; });
+    if (ring == snap.rings.end()) continue;
+    ring->counters.hazard_overlaps = counts.overlaps;
+    ring->counters.hazard_bufreg = counts.bufreg;
+    ring->counters.hazard_unmap = counts.unmap;
+  }
+  snap.totals.hazard_overlaps = snap.hazards.overlaps;
+  snap.totals.hazard_bufreg = snap.hazards.bufreg;
+  snap.totals.hazard_unmap = snap.hazards.unmap;
+}
+
 bool ring_has_activity(const Ring& ring) {
   const Counters& c = ring.counters;
   return !ring.ops.empty() || c.enter_calls || c.completions || c.cq_overflows ||
@@ -306,6 +322,7 @@ Snapshot build_snapshot(const RawTables& raw, SnapshotContext context) {
   if (context.hazards) {
     snap.hazards = context.hazards(snap.rings);
     snap.hazards.checked = true;
+    add_hazard_counters(snap);
   }
   snap.leak.waiting_samples = std::move(context.waiting_samples);
   return snap;

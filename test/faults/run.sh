@@ -413,6 +413,7 @@ score hazard-overlap cmd HAZARD READ "" "hazard-overlap 4" \
   ".hazards.available == true @@ --check on" \
   ".hazards.overlap == \$gt[\"hazard.overlaps\"] @@ overlaps = ground truth" \
   ".counters.hazard_overlaps == \$gt[\"hazard.overlaps\"] @@ counters.hazard_overlaps = ground truth" \
+  ".rings[0].counters.hazard_overlaps == \$gt[\"hazard.overlaps\"] @@ the ring's own counters carry them" \
   "[.hazards.records[] | select(.kind == \"overlap\") | .len] | unique == [\$gt[\"hazard.overlap_len\"]] @@ overlap length = ground truth" \
   ".hazards.unmap == 0 and .hazards.bufreg == 0 @@ nothing else"
 SCORE_ARGS=--check \
@@ -433,6 +434,7 @@ score hazard-recvmsg cmd HAZARD RECVMSG "" "hazard-recvmsg 2" \
 SCORE_ARGS=--check \
 score hazard-unmap cmd HAZARD-UAF READ "" "hazard-unmap" \
   ".hazards.unmap == \$gt[\"hazard.unmaps\"] @@ unmaps under a request = ground truth" \
+  ".rings[0].counters.hazard_unmap == \$gt[\"hazard.unmaps\"] @@ the ring's own counters carry them" \
   ".hazards.records[0].call == \"munmap\" @@ the call named" \
   ".hazards.records[0].len == \$gt[\"hazard.len\"] @@ bytes under the request = ground truth" \
   "$OP op(\"READ\").errors == \$gt[\"op.READ.errors\"] @@ the read's -EFAULT counted" \
@@ -446,6 +448,7 @@ score hazard-mremap cmd HAZARD-UAF READ "" "hazard-mremap" \
 SCORE_ARGS=--check \
 score hazard-bufreg cmd HAZARD-BUFREG READ_FIXED "" "hazard-bufreg" \
   ".hazards.bufreg == \$gt[\"hazard.bufreg\"] @@ buffers changed under a request = ground truth" \
+  ".rings[0].counters.hazard_bufreg == \$gt[\"hazard.bufreg\"] @@ the ring's own counters carry them" \
   ".hazards.records[0].first.fixed == true @@ a registered buffer" \
   ".hazards.records[0].call == \"IORING_UNREGISTER_BUFFERS\" @@ the call named" \
   ".hazards.overlap == 0 and .hazards.unmap == 0 @@ nothing else"

@@ -226,6 +226,15 @@ TEST(HazardAnalyzer, EachHazardIsCountedOnce) {
   EXPECT_EQ(h.unmap, 3u);  // each request once, though unmapped twice
 }
 
+// A ring of the report that took row `row` at kStart + `since`.
+Ring ring_on_row(uint32_t id, uint32_t row, uint64_t since) {
+  Ring ring;
+  ring.id = id;
+  ring.bpf_row = row;
+  ring.first_ns = kStart + since;
+  return ring;
+}
+
 TEST(HazardAnalyzer, RingsAreNamedByTheRingThatHeldTheRowAtSubmit) {
   HazardAnalyzer a(kStart);
   us_check_event r1 = range(1, kRead, 0x1000, 4096, 100);
@@ -233,21 +242,37 @@ TEST(HazardAnalyzer, RingsAreNamedByTheRingThatHeldTheRowAtSubmit) {
   r1.ring = r2.ring = 5;
   a.add(r1);
   a.add(r2);
-  Ring old_ring, new_ring;
-  old_ring.id = 0;
-  old_ring.bpf_row = 5;
-  old_ring.first_ns = kStart + 1;
-  new_ring.id = 1;
-  new_ring.bpf_row = 5;
-  new_ring.first_ns = kStart + 50;
-  Ring later;
-  later.id = 2;
-  later.bpf_row = 5;
-  later.first_ns = kStart + 500;  // took the row after these requests
-  const HazardInfo h = a.result({old_ring, new_ring, later});
+  const Ring later = ring_on_row(2, 5, 500);  // took the row after these requests
+  const HazardInfo h = a.result({ring_on_row(0, 5, 1), ring_on_row(1, 5, 50), later});
   ASSERT_EQ(h.records.size(), 1u);
   EXPECT_EQ(h.records[0].first.ring, 1u);
   EXPECT_EQ(h.records[0].second->ring, 1u);
+}
+
+// Hazards count for the ring of their first request, told apart from the row's other
+// rings by the generation its records carry (the low bits of the ring's first_ns).
+TEST(HazardAnalyzer, EachRingCountsTheHazardsOfItsOwnRequests) {
+  const Ring old_ring = ring_on_row(0, 5, 1), new_ring = ring_on_row(1, 5, 50),
+             quiet = ring_on_row(2, 6, 2);
+  auto on = [](us_check_event e, const Ring& ring) {
+    e.ring = ring.bpf_row;
+    e.ring_gen = static_cast<uint32_t>(ring.first_ns);
+    return e;
+  };
+  HazardAnalyzer a(kStart);
+  a.add(on(range(1, kRead, 0x1000, 4096, 10), old_ring));
+  a.add(on(range(2, kRead, 0x1000, 4096, 11), old_ring));  // overlap, first: 1
+  a.add(end(1, 20));
+  a.add(end(2, 20));
+  a.add(on(range(3, kRead, 0x8000, 4096, 60), new_ring));
+  a.add(on(range(4, kRead, 0x8800, 4096, 61), new_ring));  // overlap, first: 3
+  a.add(unmap(0x8000, 4096, 62));                          // under 3 and 4
+  const HazardInfo h = a.result({old_ring, new_ring, quiet});
+  EXPECT_EQ(h.overlaps, 2u);
+  EXPECT_EQ(h.unmap, 2u);
+  ASSERT_EQ(h.rings.size(), 2u);
+  EXPECT_EQ(h.rings[0], (RingHazards{.ring = 0, .overlaps = 1, .bufreg = 0, .unmap = 0}));
+  EXPECT_EQ(h.rings[1], (RingHazards{.ring = 1, .overlaps = 1, .bufreg = 0, .unmap = 2}));
 }
 
 TEST(HazardRule, OneCritFindingPerKindNamingItsFirstHazard) {

@@ -90,8 +90,6 @@ TEST_F(ReportJson, CountersAreEveryFieldAsIntegers) {
   std::set<std::string> names;
   for (const CounterField& f : kCounterFields) names.insert(std::string(f.name));
   names.insert("trace_rb_drops");  // the contract's; 0 until --trace exists
-  for (const char* hazard : {"hazard_overlaps", "hazard_bufreg", "hazard_unmap"})
-    names.insert(hazard);  // the contract's, run-wide only (--check)
   const Json& c = j.at("counters");
   EXPECT_EQ(keys_of(c), names);
   for (const auto& [key, value] : c.items()) EXPECT_TRUE(value.is_number_unsigned()) << key;
@@ -501,8 +499,8 @@ TEST(ReportJsonEmpty, EmptySnapshotKeepsTheShape) {
   EXPECT_EQ(j.at("kernel").at("features"), Json::object());
   EXPECT_EQ(j.at("target").at("mode"), "command");
   EXPECT_EQ(j.at("target").at("command"), (Json{"./myapp", "-x"}));
-  // + trace_rb_drops and the three hazard counts
-  EXPECT_EQ(j.at("counters").size(), kCounterFields.size() + 4);
+  // + trace_rb_drops
+  EXPECT_EQ(j.at("counters").size(), kCounterFields.size() + 1);
   // The leak scan always runs: zeros here mean "none found", so the object is there.
   EXPECT_EQ(j.at("leak"), (Json{{"threshold_ns", 0},
                                 {"suspected", 0},
@@ -527,12 +525,11 @@ TEST_F(ReportJson, HazardsAndEndToEndSayNotMeasured) {
   EXPECT_TRUE(j.at("hazards").at("available").is_boolean());
   EXPECT_TRUE(j.at("end_to_end").at("available").is_boolean());
 
-  // Hazard counts are run-wide: in the top-level counters (0 without --check), in no
-  // ring's; trace drops are a true 0 (no per-event records without --trace), on every
-  // counters object.
+  // Hazard counts are 0 without --check, at the top level and in every ring's; trace
+  // drops are a true 0 (no per-event records without --trace), on every counters object.
   for (const char* hazard : {"hazard_overlaps", "hazard_bufreg", "hazard_unmap"}) {
     EXPECT_EQ(j.at("counters").at(hazard).get<uint64_t>(), 0u) << hazard;
-    for (const Json& r : j.at("rings")) EXPECT_FALSE(r.at("counters").contains(hazard)) << hazard;
+    for (const Json& r : j.at("rings")) EXPECT_EQ(r.at("counters").at(hazard), 0u) << hazard;
   }
   std::vector<const Json*> all{&j.at("counters")};
   for (const Json& r : j.at("rings")) all.push_back(&r.at("counters"));
@@ -541,10 +538,10 @@ TEST_F(ReportJson, HazardsAndEndToEndSayNotMeasured) {
     EXPECT_TRUE(c->at("trace_rb_drops").is_number_unsigned());
     EXPECT_EQ(c->at("trace_rb_drops").get<uint64_t>(), 0u);
   }
-  // The per-ring counters piece is the report's without the run-wide hazard counts.
-  std::set<std::string> run_keys = keys_of(j.at("counters"));
-  for (const char* hazard : {"hazard_overlaps", "hazard_bufreg", "hazard_unmap"}) run_keys.erase(hazard);
+  // One key set: the run's counters and every ring's.
+  const std::set<std::string> run_keys = keys_of(j.at("counters"));
   EXPECT_EQ(keys_of(counters_json(Counters{})), run_keys);
+  for (const Json& r : j.at("rings")) EXPECT_EQ(keys_of(r.at("counters")), run_keys);
 }
 
 // --- stable key names
@@ -625,6 +622,8 @@ const std::set<std::string> kKeyPaths = {
     "rings[].counters.cancelled_at_exit", "rings[].counters.leaks_suspected",
     "rings[].counters.leaks_pending", "rings[].counters.aux_cqes_by_request",
     "rings[].counters.trace_rb_drops",
+    "rings[].counters.hazard_overlaps", "rings[].counters.hazard_bufreg",
+    "rings[].counters.hazard_unmap",
     "rings[].files", "rings[].ops", "rings[].ops[]", "rings[].ops[].op", "rings[].ops[].opcode",
     "rings[].ops[].submitted", "rings[].ops[].completed", "rings[].ops[].untracked",
     "rings[].ops[].punted", "rings[].ops[].punt_pct", "rings[].ops[].punt_reasons",
@@ -707,12 +706,11 @@ TEST(ReportJsonKeys, DocsNameEveryKey) {
 }
 
 TEST(ReportJsonKeys, PerRingAndTotalCountersAndOpsShareKeys) {
-  // Counters and ops have one shape at the top level and per ring, but for the run-wide
-  // hazard counts (--check); the walk above lists both, this pins that they are the same.
+  // Counters and ops have one shape at the top level and per ring, the hazard counts
+  // (--check) included; the walk above lists both, this pins that they are the same.
   std::set<std::string> top;
   std::set<std::string> ring;
   for (const std::string& p : kKeyPaths) {
-    if (p.rfind("counters.hazard_", 0) == 0) continue;
     for (const std::string prefix : {"counters.", "ops[]."})
       if (p.rfind(prefix, 0) == 0) top.insert(p);
     for (const std::string prefix : {"rings[].counters.", "rings[].ops[]."})
