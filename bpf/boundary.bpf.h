@@ -45,10 +45,17 @@ static __always_inline struct us_cq_posts *cq_posts_row(__u32 ring)
 	return bpf_map_lookup_elem(&cq_posts, &ring);
 }
 
+/* The tag a slot carries for CQ index `pos`: the index's bits above the slot number,
+ * as many as fit above the post time. */
+static __always_inline __u64 cq_post_gen(__u32 pos)
+{
+	return (pos >> US_CQ_POST_SHIFT) & ((1u << (64 - US_CQ_POST_NS_BITS)) - 1);
+}
+
 /* What a CQ index's slot holds once its CQE is posted at `now`. */
 static __always_inline __u64 cq_post_slot(__u32 pos, __u64 now)
 {
-	return ((__u64)(pos >> US_CQ_POST_SHIFT) << US_CQ_POST_NS_BITS) | (now & US_CQ_POST_NS_MASK);
+	return (cq_post_gen(pos) << US_CQ_POST_NS_BITS) | (now & US_CQ_POST_NS_MASK);
 }
 
 /* The post time of the CQE at index `pos` from its slot: how long before `now` it was
@@ -57,8 +64,7 @@ static __always_inline __s64 cq_post_age(const struct us_cq_posts *posts, __u32 
 {
 	__u64 v = posts->slot[pos & (US_CQ_POSTS - 1)];
 
-	if (!v || (v >> US_CQ_POST_NS_BITS) != (__u64)((pos >> US_CQ_POST_SHIFT) &
-						       ((1u << (64 - US_CQ_POST_NS_BITS)) - 1)))
+	if (!v || (v >> US_CQ_POST_NS_BITS) != cq_post_gen(pos))
 		return -1;
 	return (__s64)((now - v) & US_CQ_POST_NS_MASK);
 }

@@ -29,9 +29,8 @@ static __always_inline __u64 reap_lag_flat(const struct us_cq_posts *posts, __u3
 					   __u64 *timed)
 {
 	__u64 v = posts->slot[pos & (US_CQ_POSTS - 1)];
-	__u64 gen = (pos >> US_CQ_POST_SHIFT) & ((1u << (64 - US_CQ_POST_NS_BITS)) - 1);
 
-	*timed = nonzero_flat(v) & (1 ^ nonzero_flat((v >> US_CQ_POST_NS_BITS) ^ gen));
+	*timed = nonzero_flat(v) & (1 ^ nonzero_flat((v >> US_CQ_POST_NS_BITS) ^ cq_post_gen(pos)));
 	return ((now - v) & US_CQ_POST_NS_MASK) & -*timed;
 }
 
